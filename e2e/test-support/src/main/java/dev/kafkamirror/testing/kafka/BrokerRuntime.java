@@ -1,0 +1,85 @@
+package dev.kafkamirror.testing.kafka;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The classpath of a stock Apache Kafka broker, as resolved by the {@code cmo-kafka-broker-runtime}
+ * module from Maven Central, with that module's own {@code KafkaBrokerMain} in front.
+ */
+final class BrokerRuntime {
+
+  static final String CLASSPATH_RESOURCE = "META-INF/cmo/kafka-broker.classpath";
+  static final String MAIN_CLASS = "dev.kafkamirror.testing.broker.KafkaBrokerMain";
+  static final String KAFKA_MAIN_CLASS = "kafka.Kafka";
+  static final String STORAGE_TOOL_CLASS = "kafka.tools.StorageTool";
+
+  private BrokerRuntime() {}
+
+  /** The broker classpath, entries separated by ':'. Every entry is checked to exist. */
+  static String classpath() {
+    ClassLoader loader = BrokerRuntime.class.getClassLoader();
+    URL listing = loader.getResource(CLASSPATH_RESOURCE);
+    URL mainClass = loader.getResource(MAIN_CLASS.replace('.', '/') + ".class");
+    if (listing == null || mainClass == null) {
+      throw new IllegalStateException(
+          "the Kafka broker runtime is not on the test classpath: resource "
+              + CLASSPATH_RESOURCE
+              + " or class "
+              + MAIN_CLASS
+              + " is missing; depend on dev.kafkamirror:cmo-kafka-broker-runtime");
+    }
+    List<String> entries = new ArrayList<>();
+    entries.add(codeSourceOf(mainClass, MAIN_CLASS));
+    try (InputStream in = listing.openStream()) {
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+      for (String entry : text.split(":")) {
+        if (!entry.isBlank()) {
+          entries.add(entry);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + listing, e);
+    }
+    for (String entry : entries) {
+      if (!Files.exists(Path.of(entry))) {
+        throw new IllegalStateException(
+            "broker classpath entry "
+                + entry
+                + " does not exist; rebuild cmo-kafka-broker-runtime");
+      }
+    }
+    return String.join(":", entries);
+  }
+
+  private static String codeSourceOf(URL classUrl, String className) {
+    String url = classUrl.toString();
+    String classPath = className.replace('.', '/') + ".class";
+    try {
+      if (url.startsWith("jar:file:")) {
+        String jar = url.substring("jar:".length(), url.indexOf("!/"));
+        return Path.of(new URL(jar).toURI()).toString();
+      }
+      if (url.startsWith("file:")) {
+        Path classFile = Path.of(classUrl.toURI());
+        Path root = classFile;
+        for (int i = 0; i < classPath.split("/").length; i++) {
+          root = root.getParent();
+        }
+        return root.toString();
+      }
+    } catch (IOException | URISyntaxException e) {
+      throw new IllegalStateException(
+          "cannot locate the code source of " + className + " at " + url, e);
+    }
+    throw new IllegalStateException("unsupported code source for " + className + ": " + url);
+  }
+}

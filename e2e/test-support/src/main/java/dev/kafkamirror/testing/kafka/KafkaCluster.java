@@ -1,0 +1,360 @@
+package dev.kafkamirror.testing.kafka;
+
+import dev.kafkamirror.testing.process.FreePorts;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Apache Kafka cluster (KRaft) whose nodes are separate JVMs on the stock broker classpath,
+ * on loopback ports the harness picks itself.
+ *
+ * <p>Two shapes: a single combined broker+controller node ({@link KafkaClusterConfig#brokers} = 1),
+ * or one controller plus N brokers. Broker ids are 1..N; the dedicated controller has id 0. Each
+ * cluster gets its own random cluster id, so several clusters (A, B, C) can run side by side.
+ *
+ * <p>{@link #close()} stops every JVM the cluster started, also those a test left killed or
+ * half-started. A {@link dev.kafkamirror.testing.process.ProcessReaper} covers a test JVM that dies
+ * without closing.
+ *
+ * <p>Not thread-safe: drive one cluster from one test thread.
+ */
+public final class KafkaCluster implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaCluster.class);
+
+  private final KafkaClusterConfig config;
+  private final String clusterId;
+  private final Path baseDir;
+  private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
+  private final String classpath;
+
+  private KafkaCluster(KafkaClusterConfig config) {
+    this.config = config;
+    this.clusterId = Uuid.randomUuid().toString();
+    this.classpath = BrokerRuntime.classpath();
+    try {
+      Path root = config.workDir();
+      Files.createDirectories(root);
+      this.baseDir = Files.createTempDirectory(root, "kafka-" + config.name() + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot create the work directory under " + config.workDir(), e);
+    }
+  }
+
+  /**
+   * Starts a cluster and waits, bounded by the config's start timeout, until every broker is
+   * registered.
+   */
+  public static KafkaCluster start(KafkaClusterConfig config) {
+    KafkaCluster cluster = new KafkaCluster(config);
+    try {
+      cluster.startAll();
+      return cluster;
+    } catch (RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private void startAll() {
+    long started = System.nanoTime();
+    boolean combined = config.brokers() == 1 && config.combinedWhenSingleBroker();
+    int controllerId = combined ? 1 : 0;
+    List<Integer> ports = FreePorts.pick(config.brokers() + 1);
+    int controllerPort = ports.get(0);
+    if (combined) {
+      nodes.put(1, newNode(1, KafkaNodeRole.COMBINED, ports.get(1), controllerPort));
+    } else {
+      nodes.put(0, newNode(0, KafkaNodeRole.CONTROLLER, -1, controllerPort));
+      for (int id = 1; id <= config.brokers(); id++) {
+        nodes.put(id, newNode(id, KafkaNodeRole.BROKER, ports.get(id), -1));
+      }
+    }
+    String voters = controllerId + "@127.0.0.1:" + controllerPort;
+    Map<String, String> defaults = defaultProperties();
+    for (KafkaNode node : nodes.values()) {
+      Map<String, String> props = new LinkedHashMap<>(defaults);
+      if (node.role().isBroker()) {
+        props.putAll(config.brokerProperties());
+      }
+      node.writeConfig(voters, props);
+    }
+    runInParallel(nodes.values(), n -> n.format(classpath, clusterId, config.startTimeout()));
+    nodes.values().forEach(n -> n.launch(classpath));
+    runInParallel(nodes.values(), n -> n.awaitStarted(config.startTimeout()));
+    awaitBrokersRegistered(brokerIds(), config.startTimeout());
+    LOG.info(
+        "cluster {} ({}) up in {} ms: bootstrap {}",
+        config.name(),
+        clusterId,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+        bootstrapServers());
+  }
+
+  private KafkaNode newNode(int id, KafkaNodeRole role, int brokerPort, int controllerPort) {
+    List<String> jvmArgs = new ArrayList<>(config.jvmArgs());
+    config
+        .agentJar()
+        .ifPresent(
+            jar ->
+                jvmArgs.add(
+                    "-javaagent:"
+                        + jar.toAbsolutePath()
+                        + config.agentOptions().map(o -> "=" + o).orElse("")));
+    return new KafkaNode(
+        config.name(),
+        id,
+        role,
+        baseDir.resolve("node-" + id),
+        brokerPort,
+        controllerPort,
+        jvmArgs);
+  }
+
+  private Map<String, String> defaultProperties() {
+    int internalRf = Math.min(3, config.brokers());
+    int internalMinIsr = internalRf >= 3 ? 2 : 1;
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("offsets.topic.replication.factor", Integer.toString(internalRf));
+    props.put("offsets.topic.num.partitions", "5");
+    props.put("transaction.state.log.replication.factor", Integer.toString(internalRf));
+    props.put("transaction.state.log.min.isr", Integer.toString(internalMinIsr));
+    props.put("transaction.state.log.num.partitions", "5");
+    props.put("share.coordinator.state.topic.replication.factor", Integer.toString(internalRf));
+    props.put("share.coordinator.state.topic.min.isr", Integer.toString(internalMinIsr));
+    props.put("default.replication.factor", Integer.toString(internalRf));
+    return props;
+  }
+
+  /** The name the test gave the cluster, such as "A". */
+  public String name() {
+    return config.name();
+  }
+
+  /** The KRaft cluster id this cluster was formatted with. */
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** {@code host:port,...} of every broker, running or not. */
+  public String bootstrapServers() {
+    return nodes.values().stream()
+        .flatMap(n -> n.bootstrapAddress().stream())
+        .collect(Collectors.joining(","));
+  }
+
+  /** The ids of the nodes that act as brokers, in ascending order. */
+  public List<Integer> brokerIds() {
+    return nodes.values().stream()
+        .filter(n -> n.role().isBroker())
+        .map(KafkaNode::nodeId)
+        .sorted()
+        .toList();
+  }
+
+  /** A node by id; brokers are 1..N, a dedicated controller is 0. */
+  public KafkaNode node(int nodeId) {
+    KafkaNode node = nodes.get(nodeId);
+    if (node == null) {
+      throw new IllegalArgumentException(
+          "cluster " + config.name() + " has no node " + nodeId + "; nodes are " + nodes.keySet());
+    }
+    return node;
+  }
+
+  /** The broker's {@code log.dirs} directory. */
+  public Path logDir(int brokerId) {
+    return node(brokerId).logDir();
+  }
+
+  /** The directory holding one partition's segments on one broker. */
+  public Path partitionDir(int brokerId, TopicPartition partition) {
+    return logDir(brokerId).resolve(partition.topic() + "-" + partition.partition());
+  }
+
+  /** Kills a broker with SIGKILL; its data stays for {@link #restartBroker}. */
+  public void killBroker(int brokerId) {
+    node(brokerId).kill();
+  }
+
+  /**
+   * Stops a broker with SIGTERM (controlled shutdown); its data stays for {@link #restartBroker}.
+   */
+  public void stopBroker(int brokerId) {
+    node(brokerId).stop();
+  }
+
+  /** Starts a stopped or killed broker on its old data and waits until it is registered again. */
+  public void restartBroker(int brokerId) {
+    KafkaNode node = node(brokerId);
+    if (node.isRunning()) {
+      throw new IllegalStateException(node.describe() + " is still running; stop or kill it first");
+    }
+    node.launch(classpath);
+    node.awaitStarted(config.startTimeout());
+    awaitBrokersRegistered(List.of(brokerId), config.startTimeout());
+  }
+
+  /** An Admin client on this cluster; the caller closes it. */
+  public Admin admin() {
+    return Admin.create(clientProperties());
+  }
+
+  /** The properties every client of this cluster needs. */
+  public Properties clientProperties() {
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+    return props;
+  }
+
+  /** Creates a topic and waits until every partition has a leader. */
+  public void createTopic(
+      String topic, int partitions, int replicationFactor, Map<String, String> configs) {
+    try (Admin admin = admin()) {
+      admin
+          .createTopics(
+              List.of(new NewTopic(topic, partitions, (short) replicationFactor).configs(configs)))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (System.nanoTime() < deadline) {
+        TopicDescription description =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic);
+        boolean allLed =
+            description.partitions().stream()
+                .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+        if (allLed && description.partitions().size() == partitions) {
+          return;
+        }
+        Thread.sleep(100);
+      }
+      throw new IllegalStateException(
+          "topic "
+              + topic
+              + " on cluster "
+              + config.name()
+              + " has partitions without a leader after 30 s");
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot create topic " + topic + " on cluster " + config.name() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The current leader of a partition, as the controller reports it. */
+  public int leaderOf(TopicPartition partition) {
+    TopicPartitionInfo info = describePartition(partition);
+    if (info.leader() == null || info.leader().isEmpty()) {
+      throw new IllegalStateException(
+          "partition " + partition + " on cluster " + config.name() + " has no leader");
+    }
+    return info.leader().id();
+  }
+
+  /** The in-sync replicas of a partition, as the controller reports them. */
+  public Set<Integer> isrOf(TopicPartition partition) {
+    return describePartition(partition).isr().stream().map(Node::id).collect(Collectors.toSet());
+  }
+
+  private TopicPartitionInfo describePartition(TopicPartition partition) {
+    try (Admin admin = admin()) {
+      TopicDescription description =
+          admin
+              .describeTopics(List.of(partition.topic()))
+              .allTopicNames()
+              .get(30, TimeUnit.SECONDS)
+              .get(partition.topic());
+      return description.partitions().get(partition.partition());
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot describe " + partition + " on cluster " + config.name() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  private void awaitBrokersRegistered(Collection<Integer> ids, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Exception last = null;
+    try (Admin admin = admin()) {
+      while (System.nanoTime() < deadline) {
+        try {
+          Set<Integer> registered =
+              admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream()
+                  .map(Node::id)
+                  .collect(Collectors.toSet());
+          if (registered.containsAll(ids)) {
+            return;
+          }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+          last = e;
+        }
+        Thread.sleep(200);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for brokers " + ids, e);
+    }
+    throw new IllegalStateException(
+        "brokers " + ids + " of cluster " + config.name() + " not registered within " + timeout,
+        last);
+  }
+
+  private static void runInParallel(
+      Collection<KafkaNode> targets, java.util.function.Consumer<KafkaNode> action) {
+    List<CompletableFuture<Void>> futures =
+        targets.stream().map(n -> CompletableFuture.runAsync(() -> action.accept(n))).toList();
+    try {
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw e;
+    }
+  }
+
+  /** Stops every node: brokers first with a controlled shutdown, then the controller. */
+  @Override
+  public void close() {
+    List<KafkaNode> brokersFirst = new ArrayList<>(nodes.values());
+    brokersFirst.sort((a, b) -> Boolean.compare(a.role().isController(), b.role().isController()));
+    // A broker shutting down needs the controller, so stop brokers in parallel while it is still
+    // up.
+    runInParallel(
+        brokersFirst.stream().filter(n -> n.role() == KafkaNodeRole.BROKER).toList(),
+        KafkaNode::stop);
+    brokersFirst.stream().filter(n -> n.role() != KafkaNodeRole.BROKER).forEach(KafkaNode::stop);
+    nodes.values().forEach(KafkaNode::kill);
+  }
+}

@@ -1,0 +1,129 @@
+package dev.kafkamirror.testing.kafka;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a test cluster looks like: its name, how many brokers, an optional Java agent attached to
+ * every broker with {@code -javaagent}, extra broker properties, and the JVM sizing.
+ *
+ * <p>The default JVM sizing (256 MiB initial, 512 MiB max heap, G1) lets a 2-core, 24 GiB machine
+ * run three clusters of a controller plus three brokers side by side.
+ */
+public record KafkaClusterConfig(
+    String name,
+    int brokers,
+    boolean combinedWhenSingleBroker,
+    Optional<Path> agentJar,
+    Optional<String> agentOptions,
+    Map<String, String> brokerProperties,
+    List<String> jvmArgs,
+    Path workDir,
+    Duration startTimeout) {
+
+  public KafkaClusterConfig {
+    Objects.requireNonNull(name, "name");
+    if (brokers < 1) {
+      throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
+    }
+    brokerProperties = Map.copyOf(brokerProperties);
+    jvmArgs = List.copyOf(jvmArgs);
+  }
+
+  /** A builder for cluster {@code name} with one combined node and no agent. */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  /** Builds {@link KafkaClusterConfig}. */
+  public static final class Builder {
+    private final String name;
+    private int brokers = 1;
+    private boolean combinedWhenSingleBroker = true;
+    private Path agentJar;
+    private String agentOptions;
+    private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+    private List<String> jvmArgs =
+        List.of(
+            "-Xms256m",
+            "-Xmx512m",
+            "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20",
+            "-Djava.awt.headless=true",
+            "-XX:+ExitOnOutOfMemoryError");
+    private Path workDir =
+        Path.of(
+            System.getProperty(
+                "cmo.test.workdir", System.getProperty("java.io.tmpdir") + "/cmo-test-work"));
+    private Duration startTimeout = Duration.ofSeconds(120);
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    /** One combined broker+controller node (the default). */
+    public Builder singleNode() {
+      this.brokers = 1;
+      this.combinedWhenSingleBroker = true;
+      return this;
+    }
+
+    /** One dedicated controller plus {@code count} brokers with ids 1..count. */
+    public Builder controllerPlusBrokers(int count) {
+      this.brokers = count;
+      this.combinedWhenSingleBroker = false;
+      return this;
+    }
+
+    /** Attaches {@code jar} to every broker JVM with {@code -javaagent:jar[=options]}. */
+    public Builder javaAgent(Path jar, String options) {
+      this.agentJar = jar;
+      this.agentOptions = options;
+      return this;
+    }
+
+    /** A property added to every broker's server.properties (wins over the harness defaults). */
+    public Builder brokerProperty(String key, String value) {
+      brokerProperties.put(key, value);
+      return this;
+    }
+
+    public Builder jvmArgs(List<String> args) {
+      this.jvmArgs = List.copyOf(args);
+      return this;
+    }
+
+    public Builder workDir(Path dir) {
+      this.workDir = dir;
+      return this;
+    }
+
+    public Builder startTimeout(Duration timeout) {
+      this.startTimeout = timeout;
+      return this;
+    }
+
+    public KafkaClusterConfig build() {
+      return new KafkaClusterConfig(
+          name,
+          brokers,
+          combinedWhenSingleBroker,
+          Optional.ofNullable(agentJar),
+          Optional.ofNullable(agentOptions),
+          brokerProperties,
+          jvmArgs,
+          workDir,
+          startTimeout);
+    }
+
+    /** Builds the config and starts the cluster. */
+    public KafkaCluster start() {
+      return KafkaCluster.start(build());
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package dev.kafkamirror.testing.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Real kafka-clients producers and consumers for a test cluster, with bounded waits. */
+public final class TestClients {
+
+  private TestClients() {}
+
+  /** An idempotent producer (acks=all) of string keys and values. */
+  public static KafkaProducer<String, String> idempotentProducer(String bootstrapServers) {
+    Properties props = producerBase(bootstrapServers);
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    return new KafkaProducer<>(props);
+  }
+
+  /** A transactional producer; the caller calls {@code initTransactions()}. */
+  public static KafkaProducer<String, String> transactionalProducer(
+      String bootstrapServers, String transactionalId) {
+    Properties props = producerBase(bootstrapServers);
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "60000");
+    return new KafkaProducer<>(props);
+  }
+
+  private static Properties producerBase(String bootstrapServers) {
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+    props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+    props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
+    props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    return props;
+  }
+
+  /** A consumer with no group (partitions are assigned, not subscribed). */
+  public static KafkaConsumer<String, String> consumer(
+      String bootstrapServers, IsolationLevel isolation) {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString().toLowerCase(Locale.ROOT));
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, "cmo-test-" + UUID.randomUUID());
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+    props.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+    return new KafkaConsumer<>(props);
+  }
+
+  /**
+   * Reads every record of every partition of {@code topic} from the beginning up to the end offsets
+   * seen when the read starts (for read_committed: up to the last stable offset).
+   *
+   * @throws IllegalStateException if the end is not reached within {@code timeout}
+   */
+  public static List<ConsumerRecord<String, String>> readAll(
+      String bootstrapServers, String topic, IsolationLevel isolation, Duration timeout) {
+    try (KafkaConsumer<String, String> consumer = consumer(bootstrapServers, isolation)) {
+      List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+      List<TopicPartition> partitions =
+          infos.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+      List<ConsumerRecord<String, String>> records = new ArrayList<>();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!reached(consumer, end)) {
+        if (System.nanoTime() > deadline) {
+          Map<TopicPartition, Long> positions =
+              partitions.stream().collect(Collectors.toMap(p -> p, consumer::position));
+          throw new IllegalStateException(
+              "reading "
+                  + topic
+                  + " ("
+                  + isolation
+                  + ") did not reach end offsets "
+                  + end
+                  + " within "
+                  + timeout
+                  + "; positions "
+                  + positions);
+        }
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+      }
+      return records;
+    }
+  }
+
+  private static boolean reached(KafkaConsumer<?, ?> consumer, Map<TopicPartition, Long> end) {
+    return end.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+  }
+
+  /** The values of {@code records}, in the order read. */
+  public static List<String> values(List<ConsumerRecord<String, String>> records) {
+    return records.stream().map(ConsumerRecord::value).toList();
+  }
+}

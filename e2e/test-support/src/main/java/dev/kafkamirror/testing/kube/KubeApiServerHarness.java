@@ -1,0 +1,221 @@
+package dev.kafkamirror.testing.kube;
+
+import dev.kafkamirror.testing.process.ProcessReaper;
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real kube-apiserver backed by a real etcd, started by Fabric8 kube-api-test in offline mode
+ * over the binaries that {@code e2e/tools/install-test-tools.sh} built from Go modules.
+ *
+ * <p>Like controller-runtime's envtest, there is no controller-manager and no scheduler: namespaces
+ * never finish deleting, Pods never run, owner references are never garbage-collected. Tests assert
+ * on the objects the code under test writes.
+ *
+ * <p>The processes (etcd, kube-apiserver) are registered with the {@link ProcessReaper}, so they
+ * die with the test JVM even when {@link #close()} is never reached.
+ */
+public final class KubeApiServerHarness implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubeApiServerHarness.class);
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
+
+  private final KubeAPIServer server;
+  private final Path testDir;
+  private final String version;
+  private final List<ProcessHandle> processes = new ArrayList<>();
+  private Path kubeconfigFile;
+  private long startMillis;
+
+  private KubeApiServerHarness(Path testDir, String version) {
+    this.testDir = testDir;
+    this.version = version;
+    this.server =
+        new KubeAPIServer(
+            KubeAPIServerConfigBuilder.anAPIServerConfig()
+                .withTestDir(testDir.toString())
+                .withApiServerVersion(version)
+                // Only the builder may set these: kube-api-test 7.5.x throws on their environment
+                // variables.
+                .withOfflineMode(true)
+                .withStartupTimeout((int) STARTUP_TIMEOUT.toMillis())
+                .withWaitForEtcdHealthCheckOnStartup(true)
+                // Serve on loopback only. kube-apiserver 1.37 refuses a loopback advertise address
+                // (every
+                // endpoint reconciler validates it), so it advertises the host's address; with the
+                // reconciler
+                // off, that address is written nowhere and nothing connects to it.
+                .withApiServerFlags(
+                    List.of("--bind-address", "127.0.0.1", "--endpoint-reconciler-type", "none"))
+                .build());
+  }
+
+  /** The directory kube-api-test reads binaries from, set by the build (or the default cache). */
+  public static Path testDir() {
+    return Path.of(
+        System.getProperty(
+            "cmo.kubeapitest.dir",
+            System.getProperty("user.home") + "/.cache/cluster-mirror-operator/kubeapitest"));
+  }
+
+  /** The Kubernetes version whose binaries the tests run, for example {@code 1.37.2}. */
+  public static String kubernetesVersion() {
+    return System.getProperty("cmo.k8s.version", "1.37.2");
+  }
+
+  /** The directory holding kube-apiserver, etcd and kubectl. */
+  public static Path binaryDir() {
+    return testDir().resolve("k8s").resolve(kubernetesVersion() + "-linux-amd64");
+  }
+
+  /** Starts etcd and kube-apiserver and waits until the API server is ready. */
+  public static KubeApiServerHarness start() {
+    Path binaries = binaryDir();
+    for (String binary : List.of("kube-apiserver", "etcd", "kubectl")) {
+      if (!Files.isExecutable(binaries.resolve(binary))) {
+        throw new IllegalStateException(
+            "no executable "
+                + binaries.resolve(binary)
+                + "; run e2e/tools/install-test-tools.sh (the Maven build runs it before the integration"
+                + " tests) or point KUBEBUILDER_ASSETS at existing binaries");
+      }
+    }
+    KubeApiServerHarness harness = new KubeApiServerHarness(testDir(), kubernetesVersion());
+    harness.doStart();
+    return harness;
+  }
+
+  private void doStart() {
+    Set<Long> before = childPids();
+    long started = System.nanoTime();
+    CompletableFuture<Void> start = CompletableFuture.runAsync(server::start);
+    try {
+      awaitStartOrEarlyDeath(start, before);
+    } finally {
+      // Register whatever came up, even when start() failed half-way.
+      ProcessHandle.current()
+          .children()
+          .filter(p -> !before.contains(p.pid()))
+          .forEach(
+              p -> {
+                processes.add(p);
+                ProcessReaper.instance().register(p);
+              });
+    }
+    startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    LOG.info("kube-apiserver {} with etcd ready in {} ms", version, startMillis);
+  }
+
+  /**
+   * kube-api-test keeps polling {@code /readyz} until its timeout even after the API server process
+   * died; this fails as soon as the process is gone instead.
+   */
+  private static void awaitStartOrEarlyDeath(CompletableFuture<Void> start, Set<Long> before) {
+    boolean etcdSeen = false;
+    long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      try {
+        start.get(500, TimeUnit.MILLISECONDS);
+        return;
+      } catch (TimeoutException e) {
+        // etcd starts first; kube-api-test stops it when the API server exits unexpectedly.
+        boolean etcdAlive =
+            ProcessHandle.current()
+                .children()
+                .filter(p -> !before.contains(p.pid()))
+                .anyMatch(p -> p.info().command().orElse("").endsWith("/etcd"));
+        if (etcdSeen && !etcdAlive) {
+          throw new IllegalStateException(
+              "kube-apiserver or etcd exited during start-up; run the test with the slf4j logger"
+                  + " io.fabric8.kubeapitest at debug level to see their output");
+        }
+        etcdSeen |= etcdAlive;
+      } catch (ExecutionException e) {
+        throw new IllegalStateException(
+            "kube-api-test could not start the API server", e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while starting the API server", e);
+      }
+    }
+    throw new IllegalStateException("kube-apiserver was not ready within " + STARTUP_TIMEOUT);
+  }
+
+  private static Set<Long> childPids() {
+    return ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
+  }
+
+  /** How long {@link #start()} took until the API server answered {@code /readyz}. */
+  public long startMillis() {
+    return startMillis;
+  }
+
+  /** The pids of etcd and kube-apiserver. */
+  public List<ProcessHandle> processes() {
+    return List.copyOf(processes);
+  }
+
+  /** A kubeconfig (client certificate of a system:masters user) for this API server. */
+  public String kubeConfigYaml() {
+    return server.getKubeConfigYaml();
+  }
+
+  /** The kubeconfig written to a file, for kubectl and helm. */
+  public synchronized Path kubeconfigFile() {
+    if (kubeconfigFile == null) {
+      try {
+        kubeconfigFile = Files.createTempFile("cmo-kubeconfig-", ".yaml");
+        kubeconfigFile.toFile().deleteOnExit();
+        Files.writeString(kubeconfigFile, kubeConfigYaml(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write a kubeconfig file", e);
+      }
+    }
+    return kubeconfigFile;
+  }
+
+  /** A new Fabric8 client on this API server; the caller closes it. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder()
+        .withConfig(Config.fromKubeconfig(kubeConfigYaml()))
+        .build();
+  }
+
+  /** The kubectl binary built with the API server. */
+  public static Path kubectl() {
+    return binaryDir().resolve("kubectl");
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (RuntimeException e) {
+      LOG.warn("kube-api-test could not stop cleanly; killing its processes", e);
+    }
+    for (ProcessHandle p : processes) {
+      ProcessReaper.killTree(p);
+      ProcessReaper.instance().unregister(p);
+    }
+    LOG.info("kube-apiserver and etcd stopped ({})", testDir);
+  }
+}
