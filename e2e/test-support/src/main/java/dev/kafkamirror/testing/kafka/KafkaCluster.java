@@ -50,6 +50,7 @@ public final class KafkaCluster implements AutoCloseable {
   private final String clusterId;
   private final Path baseDir;
   private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
+  private final Map<Integer, Map<String, String>> perBrokerListeners = new LinkedHashMap<>();
   private final String classpath;
 
   private KafkaCluster(KafkaClusterConfig config) {
@@ -85,7 +86,11 @@ public final class KafkaCluster implements AutoCloseable {
     long started = System.nanoTime();
     boolean combined = config.brokers() == 1 && config.combinedWhenSingleBroker();
     int controllerId = combined ? 1 : 0;
-    List<Integer> ports = FreePorts.pick(config.brokers() + 1);
+    int extraPerBroker = config.perBrokerListenerProperties().size();
+    // All ports at once, so that none is handed out twice.
+    List<Integer> ports = FreePorts.pick(config.brokers() + 1 + config.brokers() * extraPerBroker);
+    java.util.Iterator<Integer> extraPorts =
+        ports.subList(config.brokers() + 1, ports.size()).iterator();
     int controllerPort = ports.get(0);
     if (combined) {
       nodes.put(1, newNode(1, KafkaNodeRole.COMBINED, ports.get(1), controllerPort));
@@ -101,6 +106,12 @@ public final class KafkaCluster implements AutoCloseable {
       Map<String, String> props = new LinkedHashMap<>(defaults);
       if (node.role().isBroker()) {
         props.putAll(config.brokerProperties());
+        Map<String, String> listeners = new LinkedHashMap<>();
+        for (String key : config.perBrokerListenerProperties()) {
+          listeners.put(key, "127.0.0.1:" + extraPorts.next());
+        }
+        perBrokerListeners.put(node.nodeId(), listeners);
+        props.putAll(listeners);
       }
       node.writeConfig(voters, props);
     }
@@ -195,6 +206,21 @@ public final class KafkaCluster implements AutoCloseable {
   /** The directory holding one partition's segments on one broker. */
   public Path partitionDir(int brokerId, TopicPartition partition) {
     return logDir(brokerId).resolve(partition.topic() + "-" + partition.partition());
+  }
+
+  /** The {@code host:port} the harness chose for a per-broker listener property on one broker. */
+  public String listenerOf(int brokerId, String key) {
+    String value = perBrokerListeners.getOrDefault(brokerId, Map.of()).get(key);
+    if (value == null) {
+      throw new IllegalArgumentException(
+          "broker "
+              + brokerId
+              + " of cluster "
+              + config.name()
+              + " has no per-broker listener "
+              + key);
+    }
+    return value;
   }
 
   /** Kills a broker with SIGKILL; its data stays for {@link #restartBroker}. */

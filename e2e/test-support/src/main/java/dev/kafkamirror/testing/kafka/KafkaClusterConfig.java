@@ -22,6 +22,7 @@ public record KafkaClusterConfig(
     Optional<Path> agentJar,
     Optional<String> agentOptions,
     Map<String, String> brokerProperties,
+    List<String> perBrokerListenerProperties,
     List<String> jvmArgs,
     Path workDir,
     Duration startTimeout) {
@@ -32,6 +33,7 @@ public record KafkaClusterConfig(
       throw new IllegalArgumentException("a cluster needs at least one broker, got " + brokers);
     }
     brokerProperties = Map.copyOf(brokerProperties);
+    perBrokerListenerProperties = List.copyOf(perBrokerListenerProperties);
     jvmArgs = List.copyOf(jvmArgs);
   }
 
@@ -48,6 +50,7 @@ public record KafkaClusterConfig(
     private Path agentJar;
     private String agentOptions;
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+    private final List<String> perBrokerListenerProperties = new java.util.ArrayList<>();
     private List<String> jvmArgs =
         List.of(
             "-Xms256m",
@@ -93,6 +96,16 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /**
+     * A broker property whose value is a listener of its own on each broker: the harness picks a
+     * free loopback port per broker and sets {@code key=127.0.0.1:port} (see {@link
+     * KafkaCluster#listenerOf}).
+     */
+    public Builder perBrokerListener(String key) {
+      perBrokerListenerProperties.add(key);
+      return this;
+    }
+
     public Builder jvmArgs(List<String> args) {
       this.jvmArgs = List.copyOf(args);
       return this;
@@ -116,6 +129,7 @@ public record KafkaClusterConfig(
           Optional.ofNullable(agentJar),
           Optional.ofNullable(agentOptions),
           brokerProperties,
+          perBrokerListenerProperties,
           jvmArgs,
           workDir,
           startTimeout);

@@ -1,0 +1,129 @@
+package dev.kafkamirror.broker.agent;
+
+import dev.kafkamirror.broker.agent.control.ControlEndpoint;
+import dev.kafkamirror.broker.agent.kafka4_4.BarrierHooks;
+import dev.kafkamirror.broker.agent.kafka4_4.Kafka44Instrumentation;
+import dev.kafkamirror.broker.agent.kafka4_4.KafkaPartitionControl;
+import java.lang.instrument.Instrumentation;
+import java.util.List;
+import java.util.Optional;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.pool.TypePool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code -javaagent} entry point.
+ *
+ * <p>Order, each step a reason to stop and leave the broker exactly as stock Kafka:
+ *
+ * <ol>
+ *   <li>find the Kafka version on the broker's classpath and check it against the declared
+ *       supported versions;
+ *   <li>read the plugin's settings from the broker's configuration;
+ *   <li>check that every method and field the advice relies on exists with the exact expected
+ *       signature, without loading any Kafka class;
+ *   <li>install every transformation, then start the control endpoint.
+ * </ol>
+ *
+ * <p>Nothing here throws into the JVM: a failure is logged and the broker starts unmodified. A
+ * control endpoint that cannot start (its port taken, say) is an error in the log, and the barrier
+ * rule stays installed.
+ */
+public final class ClusterMirrorAgent {
+
+  private static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  private static volatile ControlEndpoint endpoint;
+
+  private ClusterMirrorAgent() {}
+
+  public static void premain(String agentArgs, Instrumentation instrumentation) {
+    try {
+      install(agentArgs, instrumentation);
+    } catch (Throwable t) {
+      LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
+    }
+  }
+
+  static void install(String agentArgs, Instrumentation instrumentation) {
+    ClassLoader app = ClassLoader.getSystemClassLoader();
+    SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
+    Optional<String> version = SupportedKafkaVersions.kafkaVersionOn(app);
+    if (version.isEmpty()) {
+      LOG.error(
+          "cluster mirror agent: no Kafka version found on the classpath ({} missing); not instrumenting",
+          SupportedKafkaVersions.KAFKA_VERSION_RESOURCE);
+      return;
+    }
+    if (!supported.supports(version.get())) {
+      LOG.error(
+          "cluster mirror agent: Kafka {} is not a supported version (supported: {}); not instrumenting, the"
+              + " broker runs unmodified and MIRROR_PID_RESET barriers are NOT applied",
+          version.get(),
+          supported.patterns());
+      return;
+    }
+    PluginConfig config =
+        PluginConfig.fromBrokerCommandLine(System.getProperty("sun.java.command"), agentArgs);
+    List<String> missing = Kafka44Instrumentation.missingTargets(TypePool.Default.of(app));
+    if (!missing.isEmpty()) {
+      LOG.error(
+          "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
+          version.get(),
+          missing);
+      return;
+    }
+    BarrierHooks.setRuleEnabled(config.barrierRuleEnabled());
+    AgentBuilder builder =
+        new AgentBuilder.Default()
+            .disableClassFormatChanges()
+            .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+            .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+            .with(
+                new AgentBuilder.Listener.Adapter() {
+                  @Override
+                  public void onError(
+                      String typeName,
+                      ClassLoader classLoader,
+                      net.bytebuddy.utility.JavaModule module,
+                      boolean loaded,
+                      Throwable throwable) {
+                    LOG.error("cluster mirror agent: could not instrument {}", typeName, throwable);
+                  }
+
+                  @Override
+                  public void onTransformation(
+                      net.bytebuddy.description.type.TypeDescription typeDescription,
+                      ClassLoader classLoader,
+                      net.bytebuddy.utility.JavaModule module,
+                      boolean loaded,
+                      net.bytebuddy.dynamic.DynamicType dynamicType) {
+                    LOG.info("cluster mirror agent: instrumented {}", typeDescription.getName());
+                  }
+                });
+    Kafka44Instrumentation.apply(builder).installOn(instrumentation);
+    LOG.info(
+        "cluster mirror agent: installed on Kafka {}; MIRROR_PID_RESET rule {}",
+        version.get(),
+        config.barrierRuleEnabled()
+            ? "ENABLED"
+            : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
+    config
+        .controlListener()
+        .ifPresent(
+            listener -> {
+              try {
+                endpoint =
+                    ControlEndpoint.start(
+                        listener,
+                        config.controlSecret().orElseThrow(),
+                        new KafkaPartitionControl());
+              } catch (Exception e) {
+                LOG.error(
+                    "cluster mirror agent: control endpoint {} could not start; the barrier rule stays installed",
+                    listener,
+                    e);
+              }
+            });
+  }
+}

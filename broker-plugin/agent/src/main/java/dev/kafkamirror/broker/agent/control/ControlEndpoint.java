@@ -1,0 +1,187 @@
+package dev.kafkamirror.broker.agent.control;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker-side control endpoint the operator calls: HTTP with JSON bodies on a listener of its
+ * own.
+ *
+ * <ul>
+ *   <li>Authenticated: every call presents {@code Authorization: Bearer <shared secret>}; anything
+ *       else is 401 and changes nothing. The secret is compared in constant time.
+ *   <li>Validated: a malformed body is 400 with a message naming the field, and changes nothing.
+ *   <li>Batched: one call names many partitions; each gets its own result or error.
+ * </ul>
+ *
+ * <p>Calls (all POST): {@code /v1/describe}, {@code /v1/barrier}. See docs/broker-plugin.md.
+ *
+ * <p>Threading: a small daemon pool serves requests; partition operations are thread-safe.
+ */
+public final class ControlEndpoint implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ControlEndpoint.class);
+  private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final byte[] secret;
+  private final PartitionControl control;
+  private final ControlRequests requests = new ControlRequests();
+  private final ObjectMapper mapper = new ObjectMapper();
+
+  private ControlEndpoint(HttpServer server, String secret, PartitionControl control) {
+    this.server = server;
+    this.secret = secret.getBytes(StandardCharsets.UTF_8);
+    this.control = control;
+    this.executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "cluster-mirror-control");
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+  }
+
+  /** Starts listening on {@code hostPort} ("host:port"). */
+  public static ControlEndpoint start(String hostPort, String secret, PartitionControl control)
+      throws IOException {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("control listener must be host:port, got " + hostPort);
+    }
+    String host = hostPort.substring(0, colon);
+    int port = Integer.parseInt(hostPort.substring(colon + 1));
+    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
+    ControlEndpoint endpoint = new ControlEndpoint(server, secret, control);
+    server.start();
+    LOG.info("cluster mirror control endpoint listening on {}", server.getAddress());
+    return endpoint;
+  }
+
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!authenticated(exchange)) {
+        respond(exchange, 401, Map.of("error", "missing or wrong Authorization: Bearer secret"));
+        return;
+      }
+      if (!"POST".equals(exchange.getRequestMethod())) {
+        respond(exchange, 405, Map.of("error", "use POST; got " + exchange.getRequestMethod()));
+        return;
+      }
+      String path = exchange.getRequestURI().getPath();
+      byte[] body = readBody(exchange);
+      if (body == null) {
+        respond(exchange, 413, Map.of("error", "the body exceeds " + MAX_BODY_BYTES + " bytes"));
+        return;
+      }
+      switch (path) {
+        case "/v1/describe" -> respond(exchange, 200, perPartition(body, false, this::describe));
+        case "/v1/barrier" -> respond(exchange, 200, perPartition(body, true, this::barrier));
+        default -> respond(exchange, 404, Map.of("error", "unknown call " + path));
+      }
+    } catch (ControlRequestException e) {
+      respond(exchange, e.status(), Map.of("error", e.getMessage()));
+    } catch (RuntimeException e) {
+      LOG.error("control call {} failed", exchange.getRequestURI(), e);
+      respond(exchange, 500, Map.of("error", "internal error: " + e));
+    }
+  }
+
+  private interface Operation {
+    Map<String, Object> apply(PartitionRef partition, long timeoutMs)
+        throws PartitionOperationException;
+  }
+
+  private Map<String, Object> describe(PartitionRef partition, long timeoutMs)
+      throws PartitionOperationException {
+    return control.describe(partition);
+  }
+
+  private Map<String, Object> barrier(PartitionRef partition, long timeoutMs)
+      throws PartitionOperationException {
+    return control.appendBarrier(partition, timeoutMs);
+  }
+
+  private Map<String, Object> perPartition(byte[] body, boolean requireSource, Operation operation)
+      throws ControlRequestException {
+    ControlRequests.Parsed parsed = requests.parse(body, requireSource);
+    long deadline = System.nanoTime() + parsed.timeoutMs() * 1_000_000L;
+    List<Map<String, Object>> results = new ArrayList<>();
+    for (PartitionRef partition : parsed.partitions()) {
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("topic", partition.topic());
+      result.put("partition", partition.partition());
+      long remainingMs = Math.max(1L, (deadline - System.nanoTime()) / 1_000_000L);
+      try {
+        result.putAll(operation.apply(partition, remainingMs));
+      } catch (PartitionOperationException e) {
+        result.put("error", Map.of("code", e.code().name(), "message", e.getMessage()));
+      } catch (RuntimeException e) {
+        LOG.error("control operation on {} failed", partition.key(), e);
+        result.put(
+            "error",
+            Map.of(
+                "code",
+                PartitionOperationException.Code.INTERNAL.name(),
+                "message",
+                partition.key() + ": " + e));
+      }
+      results.add(result);
+    }
+    return Map.of("results", results);
+  }
+
+  private boolean authenticated(HttpExchange exchange) {
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header == null || !header.startsWith("Bearer ")) {
+      return false;
+    }
+    byte[] presented = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
+    return MessageDigest.isEqual(presented, secret);
+  }
+
+  private static byte[] readBody(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      return body.length > MAX_BODY_BYTES ? null : body;
+    }
+  }
+
+  private void respond(HttpExchange exchange, int status, Object body) throws IOException {
+    byte[] bytes = mapper.writeValueAsBytes(body);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

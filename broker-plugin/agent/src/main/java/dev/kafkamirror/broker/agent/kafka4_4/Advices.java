@@ -1,0 +1,88 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import net.bytebuddy.asm.Advice;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.LogSegment;
+import org.apache.kafka.storage.internals.log.ProducerStateManager;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+
+/**
+ * The advice inlined into Kafka 4.4 methods. Each body is one call into {@link BarrierHooks}; every
+ * advice but the rebuild's suppresses any Throwable, so nothing of the plugin's reaches the broker.
+ */
+final class Advices {
+
+  private Advices() {}
+
+  /** Private {@code UnifiedLog.append(MemoryRecords, AppendOrigin, ...)}. */
+  static final class UnifiedLogAppend {
+    private UnifiedLogAppend() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static void enter(
+        @Advice.This UnifiedLog log,
+        @Advice.Argument(value = 0, readOnly = false) MemoryRecords records,
+        @Advice.Argument(1) AppendOrigin origin) {
+      records = BarrierHooks.beforeAppend(log, records, origin);
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit() {
+      BarrierHooks.afterAppend();
+    }
+  }
+
+  /** {@code ProducerStateManager.updateMapEndOffset(long)}. */
+  static final class UpdateMapEndOffset {
+    private UpdateMapEndOffset() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.This ProducerStateManager state, @Advice.Argument(0) long mapEndOffset) {
+      BarrierHooks.afterMapEndOffsetUpdated(state, mapEndOffset);
+    }
+  }
+
+  /**
+   * Private {@code LogSegment.updateProducerState(ProducerStateManager, RecordBatch)} (segment
+   * recovery).
+   */
+  static final class RecoverBatch {
+    private RecoverBatch() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.This LogSegment segment,
+        @Advice.Argument(0) ProducerStateManager state,
+        @Advice.Argument(1) RecordBatch batch) {
+      BarrierHooks.afterRecoveredBatch(segment, state, batch);
+    }
+  }
+
+  /** Private static {@code UnifiedLog.loadProducersFromRecords(ProducerStateManager, Records)}. */
+  static final class LoadProducersFromRecords {
+    private LoadProducersFromRecords() {}
+
+    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+    static boolean enter(
+        @Advice.Argument(0) ProducerStateManager state, @Advice.Argument(1) Records records) {
+      return BarrierHooks.replayInOrderIfBarrier(state, records);
+    }
+  }
+
+  /**
+   * {@code kafka.server.ReplicaManager} constructors: the control plane's handle on local
+   * partitions.
+   */
+  static final class ReplicaManagerCreated {
+    private ReplicaManagerCreated() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.This Object replicaManager) {
+      BrokerHandles.replicaManagerCreated(replicaManager);
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import java.util.ArrayList;
+import java.util.List;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.pool.TypePool;
+
+/**
+ * Where the agent hooks Kafka 4.4, as data: one entry per method, with the exact signature the
+ * advice relies on. {@link #missingTargets} checks every entry against the broker's classes before
+ * anything is transformed, without loading them; if one does not match, nothing is transformed at
+ * all.
+ */
+public final class Kafka44Instrumentation {
+
+  static final String UNIFIED_LOG = "org.apache.kafka.storage.internals.log.UnifiedLog";
+  static final String PRODUCER_STATE_MANAGER =
+      "org.apache.kafka.storage.internals.log.ProducerStateManager";
+  static final String LOG_SEGMENT = "org.apache.kafka.storage.internals.log.LogSegment";
+  static final String REPLICA_MANAGER = "kafka.server.ReplicaManager";
+  static final String MEMORY_RECORDS = "org.apache.kafka.common.record.internal.MemoryRecords";
+  static final String RECORDS = "org.apache.kafka.common.record.internal.Records";
+  static final String RECORD_BATCH = "org.apache.kafka.common.record.internal.RecordBatch";
+  static final String APPEND_ORIGIN = "org.apache.kafka.storage.internals.log.AppendOrigin";
+
+  /** One hooked method. */
+  record Target(
+      String typeName,
+      String description,
+      ElementMatcher.Junction<MethodDescription> method,
+      Class<?> advice,
+      boolean exactlyOne) {}
+
+  private Kafka44Instrumentation() {}
+
+  static List<Target> targets() {
+    List<Target> targets = new ArrayList<>();
+    targets.add(
+        new Target(
+            UNIFIED_LOG,
+            "private LogAppendInfo append(MemoryRecords, AppendOrigin, boolean, int, Optional, VerificationGuard,"
+                + " boolean, byte, short)",
+            named("append")
+                .and(not(isStatic()))
+                .and(takesArguments(9))
+                .and(takesArgument(0, named(MEMORY_RECORDS)))
+                .and(takesArgument(1, named(APPEND_ORIGIN))),
+            Advices.UnifiedLogAppend.class,
+            true));
+    targets.add(
+        new Target(
+            PRODUCER_STATE_MANAGER,
+            "public void updateMapEndOffset(long)",
+            named("updateMapEndOffset").and(takesArguments(long.class)),
+            Advices.UpdateMapEndOffset.class,
+            true));
+    targets.add(
+        new Target(
+            LOG_SEGMENT,
+            "private void updateProducerState(ProducerStateManager, RecordBatch)",
+            named("updateProducerState")
+                .and(takesArguments(2))
+                .and(takesArgument(0, named(PRODUCER_STATE_MANAGER)))
+                .and(takesArgument(1, named(RECORD_BATCH))),
+            Advices.RecoverBatch.class,
+            true));
+    targets.add(
+        new Target(
+            UNIFIED_LOG,
+            "private static void loadProducersFromRecords(ProducerStateManager, Records)",
+            named("loadProducersFromRecords")
+                .and(isStatic())
+                .and(takesArguments(2))
+                .and(takesArgument(0, named(PRODUCER_STATE_MANAGER)))
+                .and(takesArgument(1, named(RECORDS))),
+            Advices.LoadProducersFromRecords.class,
+            true));
+    targets.add(
+        new Target(
+            REPLICA_MANAGER,
+            "ReplicaManager(KafkaConfig, ...) constructors",
+            isConstructor().and(takesArgument(0, named("kafka.server.KafkaConfig"))),
+            Advices.ReplicaManagerCreated.class,
+            false));
+    return targets;
+  }
+
+  /**
+   * The targets whose type or method the broker's classes lack, described for the log; empty when
+   * every advice has its exact target.
+   */
+  public static List<String> missingTargets(TypePool pool) {
+    List<String> missing = new ArrayList<>();
+    for (Target target : targets()) {
+      TypePool.Resolution resolution = pool.describe(target.typeName());
+      if (!resolution.isResolved()) {
+        missing.add(target.typeName() + " (class not found)");
+        continue;
+      }
+      TypeDescription type = resolution.resolve();
+      long matches =
+          type.getDeclaredMethods().stream().filter(m -> target.method().matches(m)).count();
+      if (target.exactlyOne() ? matches != 1 : matches < 1) {
+        missing.add(target.typeName() + "." + target.description() + " (" + matches + " matches)");
+      }
+    }
+    for (String helper : List.of("clearProducerIds", "updateOldestTxnTimestamp")) {
+      TypePool.Resolution psm = pool.describe(PRODUCER_STATE_MANAGER);
+      if (psm.isResolved()
+          && psm.resolve().getDeclaredMethods().filter(named(helper).and(takesArguments(0))).size()
+              != 1) {
+        missing.add(PRODUCER_STATE_MANAGER + "." + helper + "()");
+      }
+    }
+    for (String field : List.of("ongoingTxns", "verificationStates", "topicPartition")) {
+      TypePool.Resolution psm = pool.describe(PRODUCER_STATE_MANAGER);
+      if (psm.isResolved() && psm.resolve().getDeclaredFields().filter(named(field)).size() != 1) {
+        missing.add(PRODUCER_STATE_MANAGER + "." + field + " (field)");
+      }
+    }
+    return missing;
+  }
+
+  /** Adds every transformation to {@code builder}. */
+  public static AgentBuilder apply(AgentBuilder builder) {
+    AgentBuilder result = builder;
+    for (Target target : targets()) {
+      result =
+          result
+              .type(named(target.typeName()))
+              .transform(
+                  new AgentBuilder.Transformer.ForAdvice()
+                      .include(Kafka44Instrumentation.class.getClassLoader())
+                      .advice(target.method(), target.advice().getName()));
+    }
+    return result;
+  }
+}

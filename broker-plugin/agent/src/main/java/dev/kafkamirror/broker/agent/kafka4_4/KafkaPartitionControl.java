@@ -1,0 +1,198 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import dev.kafkamirror.broker.agent.BarrierLedger;
+import dev.kafkamirror.broker.agent.control.PartitionControl;
+import dev.kafkamirror.broker.agent.control.PartitionOperationException;
+import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
+import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.core.record.BarrierBatch;
+import dev.kafkamirror.broker.core.record.MirrorPidResetRecord;
+import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import kafka.cluster.Partition;
+import kafka.server.ReplicaManager;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.server.common.RequestLocal;
+import org.apache.kafka.server.storage.log.FetchIsolation;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.LogAppendInfo;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+import org.apache.kafka.storage.internals.log.VerificationGuard;
+import scala.Option;
+
+/** {@link PartitionControl} on a Kafka 4.4 broker. Thread-safe. */
+public final class KafkaPartitionControl implements PartitionControl {
+
+  private static final long POLL_MS = 5L;
+
+  @Override
+  public Map<String, Object> describe(PartitionRef ref) throws PartitionOperationException {
+    TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+    Partition partition = localPartition(tp);
+    Option<UnifiedLog> maybeLog = partition.log();
+    if (maybeLog.isEmpty()) {
+      throw new PartitionOperationException(
+          Code.UNKNOWN_PARTITION, tp + " has no local log on this broker");
+    }
+    UnifiedLog log = maybeLog.get();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("role", partition.isLeader() ? "LEADER" : "FOLLOWER");
+    out.put("leaderEpoch", partition.getLeaderEpoch());
+    out.put("logStartOffset", log.logStartOffset());
+    out.put("logEndOffset", log.logEndOffset());
+    out.put("highWatermark", log.highWatermark());
+    out.put("lastStableOffset", log.lastStableOffset());
+    int[] counts = producerCounts(log);
+    out.put("producerEntries", counts[0]);
+    out.put("openTransactions", counts[1]);
+    List<Map<String, Object>> resets = new ArrayList<>();
+    for (BarrierLedger.Reset reset : BarrierLedger.instance().resetsOf(tp.toString())) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("path", reset.path().name());
+      r.put("barrierOffset", reset.barrierOffset());
+      r.put("producersRemoved", reset.producersRemoved());
+      r.put("forcedAborts", reset.forcedAborts());
+      reset.sourceClusterId().ifPresent(s -> r.put("sourceClusterId", s));
+      reset.malformedValue().ifPresent(m -> r.put("malformedValue", m));
+      resets.add(r);
+    }
+    out.put("barrierResets", resets);
+    out.put("barrierRuleEnabled", BarrierHooks.ruleEnabled());
+    return out;
+  }
+
+  @Override
+  public Map<String, Object> appendBarrier(PartitionRef ref, long timeoutMs)
+      throws PartitionOperationException {
+    TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+    Partition partition = localPartition(tp);
+    if (!partition.isLeader()) {
+      throw new PartitionOperationException(
+          Code.NOT_LEADER,
+          "this broker is not the leader of " + tp + "; write the barrier on the leader");
+    }
+    UnifiedLog log = partition.localLogOrException();
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+    long barrierOffset;
+    boolean appended;
+    try {
+      long existing = lastBatchBarrierOffset(log, ref.sourceClusterId());
+      if (existing >= 0) {
+        barrierOffset = existing;
+        appended = false;
+      } else {
+        MemoryRecords barrier =
+            MemoryRecords.readableRecords(
+                BarrierBatch.build(
+                    MirrorPidResetRecord.of(ref.sourceClusterId()), System.currentTimeMillis()));
+        LogAppendInfo info =
+            partition.appendRecordsToLeader(
+                barrier,
+                AppendOrigin.COORDINATOR,
+                -1,
+                RequestLocal.noCaching(),
+                VerificationGuard.SENTINEL,
+                (short) 0);
+        barrierOffset = info.lastOffset();
+        appended = true;
+      }
+    } catch (NotLeaderOrFollowerException e) {
+      throw new PartitionOperationException(Code.NOT_LEADER, tp + ": " + e.getMessage(), e);
+    } catch (NotEnoughReplicasException e) {
+      throw new PartitionOperationException(
+          Code.NOT_ENOUGH_REPLICAS, tp + ": " + e.getMessage(), e);
+    } catch (java.io.IOException e) {
+      throw new PartitionOperationException(Code.INTERNAL, tp + ": cannot read the log: " + e, e);
+    }
+    while (log.highWatermark() <= barrierOffset) {
+      if (System.nanoTime() > deadline) {
+        throw new PartitionOperationException(
+            Code.TIMEOUT,
+            tp
+                + ": the barrier at offset "
+                + barrierOffset
+                + " is written but not yet below the high watermark "
+                + log.highWatermark()
+                + " after "
+                + timeoutMs
+                + " ms; repeat the call to wait again");
+      }
+      sleep();
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("barrierOffset", barrierOffset);
+    out.put("appended", appended);
+    out.put("highWatermark", log.highWatermark());
+    return out;
+  }
+
+  /**
+   * The offset of the log's last batch when it is a barrier of {@code sourceClusterId}, else -1.
+   */
+  private static long lastBatchBarrierOffset(UnifiedLog log, String sourceClusterId)
+      throws java.io.IOException {
+    long leo = log.logEndOffset();
+    if (leo <= log.logStartOffset()) {
+      return -1L;
+    }
+    RecordBatch last = null;
+    for (RecordBatch batch :
+        log.read(leo - 1, 64 * 1024, FetchIsolation.LOG_END, true).records.batches()) {
+      last = batch;
+    }
+    if (last == null || last.lastOffset() != leo - 1 || !KafkaBatches.isBarrier(last)) {
+      return -1L;
+    }
+    KafkaBatches.Decoded decoded = KafkaBatches.decode(last, log.topicPartition());
+    if (decoded.value() == null || !decoded.value().sourceClusterId().equals(sourceClusterId)) {
+      return -1L;
+    }
+    return last.baseOffset();
+  }
+
+  private static int[] producerCounts(UnifiedLog log) {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        KafkaProducerStateTarget target =
+            new KafkaProducerStateTarget(log.producerStateManager(), null);
+        return new int[] {target.producerCount(), target.openTransactions().size()};
+      } catch (ConcurrentModificationException e) {
+        if (attempt > 10) {
+          return new int[] {-1, -1};
+        }
+      }
+    }
+  }
+
+  private static Partition localPartition(TopicPartition tp) throws PartitionOperationException {
+    ReplicaManager rm =
+        BrokerHandles.replicaManager()
+            .orElseThrow(
+                () ->
+                    new PartitionOperationException(
+                        Code.BROKER_NOT_READY, "the broker's ReplicaManager does not exist yet"));
+    Option<Partition> partition = rm.onlinePartition(tp);
+    if (partition.isEmpty()) {
+      throw new PartitionOperationException(
+          Code.UNKNOWN_PARTITION,
+          "broker " + rm.localBrokerId() + " hosts no online replica of " + tp);
+    }
+    return partition.get();
+  }
+
+  private static void sleep() throws PartitionOperationException {
+    try {
+      Thread.sleep(POLL_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PartitionOperationException(Code.INTERNAL, "interrupted", e);
+    }
+  }
+}
