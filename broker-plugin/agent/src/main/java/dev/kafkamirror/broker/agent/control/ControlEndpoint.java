@@ -82,31 +82,41 @@ public final class ControlEndpoint implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
+    // The exchange is closed only after the answer is written, also on the error paths.
     try (exchange) {
-      if (!authenticated(exchange)) {
-        respond(exchange, 401, Map.of("error", "missing or wrong Authorization: Bearer secret"));
-        return;
+      try {
+        route(exchange);
+      } catch (ControlRequestException e) {
+        respond(exchange, e.status(), Map.of("error", e.getMessage()));
+      } catch (RuntimeException | LinkageError e) {
+        LOG.error("control call {} failed", exchange.getRequestURI(), e);
+        respond(exchange, 500, Map.of("error", "internal error: " + e));
       }
-      if (!"POST".equals(exchange.getRequestMethod())) {
-        respond(exchange, 405, Map.of("error", "use POST; got " + exchange.getRequestMethod()));
-        return;
-      }
-      String path = exchange.getRequestURI().getPath();
-      byte[] body = readBody(exchange);
-      if (body == null) {
-        respond(exchange, 413, Map.of("error", "the body exceeds " + MAX_BODY_BYTES + " bytes"));
-        return;
-      }
-      switch (path) {
-        case "/v1/describe" -> respond(exchange, 200, perPartition(body, false, this::describe));
-        case "/v1/barrier" -> respond(exchange, 200, perPartition(body, true, this::barrier));
-        default -> respond(exchange, 404, Map.of("error", "unknown call " + path));
-      }
-    } catch (ControlRequestException e) {
-      respond(exchange, e.status(), Map.of("error", e.getMessage()));
-    } catch (RuntimeException e) {
-      LOG.error("control call {} failed", exchange.getRequestURI(), e);
-      respond(exchange, 500, Map.of("error", "internal error: " + e));
+    }
+  }
+
+  private void route(HttpExchange exchange) throws IOException, ControlRequestException {
+    // Read the body first, whatever the answer: a keep-alive connection must not carry unread bytes
+    // into the
+    // next exchange.
+    byte[] body = readBody(exchange);
+    if (!authenticated(exchange)) {
+      respond(exchange, 401, Map.of("error", "missing or wrong Authorization: Bearer secret"));
+      return;
+    }
+    if (!"POST".equals(exchange.getRequestMethod())) {
+      respond(exchange, 405, Map.of("error", "use POST; got " + exchange.getRequestMethod()));
+      return;
+    }
+    if (body == null) {
+      respond(exchange, 413, Map.of("error", "the body exceeds " + MAX_BODY_BYTES + " bytes"));
+      return;
+    }
+    String path = exchange.getRequestURI().getPath();
+    switch (path) {
+      case "/v1/describe" -> respond(exchange, 200, perPartition(body, false, this::describe));
+      case "/v1/barrier" -> respond(exchange, 200, perPartition(body, true, this::barrier));
+      default -> respond(exchange, 404, Map.of("error", "unknown call " + path));
     }
   }
 
@@ -139,7 +149,7 @@ public final class ControlEndpoint implements AutoCloseable {
         result.putAll(operation.apply(partition, remainingMs));
       } catch (PartitionOperationException e) {
         result.put("error", Map.of("code", e.code().name(), "message", e.getMessage()));
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | LinkageError e) {
         LOG.error("control operation on {} failed", partition.key(), e);
         result.put(
             "error",
@@ -163,10 +173,18 @@ public final class ControlEndpoint implements AutoCloseable {
     return MessageDigest.isEqual(presented, secret);
   }
 
+  /**
+   * The body, or null when it exceeds the limit (the rest is drained so the connection stays
+   * usable).
+   */
   private static byte[] readBody(HttpExchange exchange) throws IOException {
     try (InputStream in = exchange.getRequestBody()) {
       byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      return body.length > MAX_BODY_BYTES ? null : body;
+      if (body.length > MAX_BODY_BYTES) {
+        in.transferTo(OutputStream.nullOutputStream());
+        return null;
+      }
+      return body;
     }
   }
 

@@ -1,0 +1,78 @@
+package dev.kafkamirror.broker.agent.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ControlRequestsTest {
+
+  private final ControlRequests requests = new ControlRequests();
+
+  private ControlRequests.Parsed parse(String json, boolean requireSource) throws Exception {
+    return requests.parse(json.getBytes(StandardCharsets.UTF_8), requireSource);
+  }
+
+  @Test
+  void parsesABatchOfPartitions() throws Exception {
+    ControlRequests.Parsed parsed =
+        parse(
+            """
+            {"timeoutMs": 5000, "partitions": [
+              {"topic": "orders", "partition": 0, "sourceClusterId": "A"},
+              {"topic": "orders", "partition": 1, "sourceClusterId": "A"}]}
+            """,
+            true);
+    assertThat(parsed.timeoutMs()).isEqualTo(5000);
+    assertThat(parsed.partitions())
+        .containsExactly(new PartitionRef("orders", 0, "A"), new PartitionRef("orders", 1, "A"));
+  }
+
+  @Test
+  void everyMalformedRequestIsA400NamingTheField() {
+    assertBad("not json", "not valid JSON");
+    assertBad("[]", "JSON object");
+    assertBad("{}", "\"partitions\" must be a non-empty array");
+    assertBad("{\"partitions\": []}", "\"partitions\" must be a non-empty array");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}], \"extra\": 1}",
+        "unknown field \"extra\"");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"bad topic\", \"partition\": 0}]}", "partitions[0].topic");
+    assertBad("{\"partitions\": [{\"topic\": \"..\", \"partition\": 0}]}", "cannot be '.' or '..'");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": -1}]}", "partitions[0].partition");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": \"0\"}]}", "partitions[0].partition");
+    assertBad("{\"partitions\": [{\"topic\": \"t\"}]}", "partitions[0].partition");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}, {\"topic\": \"t\", \"partition\": 0}]}",
+        "names t-0 a second time");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}], \"timeoutMs\": 0}", "timeoutMs");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"sourceClusterId\": \"\"}]}",
+        "sourceClusterId must be a non-empty string");
+    assertBad(
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"colour\": 1}]}",
+        "unknown field \"colour\"");
+  }
+
+  @Test
+  void aBarrierCallWithoutSourceIsRefusedNamingThePartition() {
+    assertThatThrownBy(
+            () -> parse("{\"partitions\": [{\"topic\": \"t\", \"partition\": 3}]}", true))
+        .isInstanceOfSatisfying(
+            ControlRequestException.class, e -> assertThat(e.status()).isEqualTo(400))
+        .hasMessageContaining("t-3")
+        .hasMessageContaining("needs a sourceClusterId");
+  }
+
+  private void assertBad(String json, String messagePart) {
+    assertThatThrownBy(() -> parse(json, false))
+        .isInstanceOfSatisfying(
+            ControlRequestException.class, e -> assertThat(e.status()).isEqualTo(400))
+        .hasMessageContaining(messagePart);
+  }
+}
