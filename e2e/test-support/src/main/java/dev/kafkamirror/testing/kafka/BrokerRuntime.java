@@ -17,22 +17,34 @@ import java.util.List;
  */
 final class BrokerRuntime {
 
-  static final String CLASSPATH_RESOURCE = "META-INF/cmo/kafka-broker.classpath";
+  /** The Kafka version of the product's brokers. */
+  static final String DEFAULT_KAFKA_VERSION = "4.4.0";
+
   static final String MAIN_CLASS = "dev.kafkamirror.testing.broker.KafkaBrokerMain";
   static final String KAFKA_MAIN_CLASS = "kafka.Kafka";
   static final String STORAGE_TOOL_CLASS = "kafka.tools.StorageTool";
 
   private BrokerRuntime() {}
 
-  /** The broker classpath, entries separated by ':'. Every entry is checked to exist. */
+  /** The classpath of a {@value #DEFAULT_KAFKA_VERSION} broker. */
   static String classpath() {
+    return classpath(DEFAULT_KAFKA_VERSION);
+  }
+
+  /**
+   * The classpath of a broker of {@code kafkaVersion}, entries separated by ':'. Every entry is
+   * checked to exist. A version needs its runtime module on the test classpath
+   * (cmo-kafka-broker-runtime for 4.4.0, cmo-kafka-broker-runtime-4.3 for 4.3.1).
+   */
+  static String classpath(String kafkaVersion) {
+    String resource = "META-INF/cmo/kafka-broker-" + kafkaVersion + ".classpath";
     ClassLoader loader = BrokerRuntime.class.getClassLoader();
-    URL listing = loader.getResource(CLASSPATH_RESOURCE);
+    URL listing = loader.getResource(resource);
     URL mainClass = loader.getResource(MAIN_CLASS.replace('.', '/') + ".class");
     if (listing == null || mainClass == null) {
       throw new IllegalStateException(
           "the Kafka broker runtime is not on the test classpath: resource "
-              + CLASSPATH_RESOURCE
+              + resource
               + " or class "
               + MAIN_CLASS
               + " is missing; depend on dev.kafkamirror:cmo-kafka-broker-runtime");

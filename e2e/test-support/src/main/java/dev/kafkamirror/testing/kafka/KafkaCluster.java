@@ -56,7 +56,7 @@ public final class KafkaCluster implements AutoCloseable {
   private KafkaCluster(KafkaClusterConfig config) {
     this.config = config;
     this.clusterId = Uuid.randomUuid().toString();
-    this.classpath = BrokerRuntime.classpath();
+    this.classpath = BrokerRuntime.classpath(config.kafkaVersion());
     try {
       Path root = config.workDir();
       Files.createDirectories(root);

@@ -17,6 +17,7 @@ import java.util.Optional;
  */
 public record KafkaClusterConfig(
     String name,
+    String kafkaVersion,
     int brokers,
     boolean combinedWhenSingleBroker,
     Optional<Path> agentJar,
@@ -45,6 +46,7 @@ public record KafkaClusterConfig(
   /** Builds {@link KafkaClusterConfig}. */
   public static final class Builder {
     private final String name;
+    private String kafkaVersion = BrokerRuntime.DEFAULT_KAFKA_VERSION;
     private int brokers = 1;
     private boolean combinedWhenSingleBroker = true;
     private Path agentJar;
@@ -67,6 +69,12 @@ public record KafkaClusterConfig(
 
     private Builder(String name) {
       this.name = name;
+    }
+
+    /** Runs brokers of another Kafka version (its runtime module must be on the test classpath). */
+    public Builder kafkaVersion(String version) {
+      this.kafkaVersion = version;
+      return this;
     }
 
     /** One combined broker+controller node (the default). */
@@ -124,6 +132,7 @@ public record KafkaClusterConfig(
     public KafkaClusterConfig build() {
       return new KafkaClusterConfig(
           name,
+          kafkaVersion,
           brokers,
           combinedWhenSingleBroker,
           Optional.ofNullable(agentJar),
