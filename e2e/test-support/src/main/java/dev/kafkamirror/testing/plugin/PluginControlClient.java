@@ -85,6 +85,34 @@ public final class PluginControlClient {
     return post("/v1/barrier", partitions(topic, sourceClusterId, partitions), 60_000L);
   }
 
+  /** Starts mirroring {@code partitions} of {@code topic} from a source cluster. */
+  public Response startMirroring(
+      String mirrorName,
+      String sourceBootstrap,
+      String expectedSourceClusterId,
+      String topic,
+      int... partitions) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("mirrorName", mirrorName);
+    Map<String, Object> source = new LinkedHashMap<>();
+    source.put("bootstrapServers", sourceBootstrap);
+    if (expectedSourceClusterId != null) {
+      source.put("clusterId", expectedSourceClusterId);
+    }
+    body.put("source", source);
+    body.put("partitions", partitions(topic, null, partitions));
+    try {
+      return postRaw("/v1/mirror/start", MAPPER.writeValueAsString(body), secret);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** {@code pause}, {@code resume}, {@code remove-fetchers} or {@code make-writable}. */
+  public Response mirrorTransition(String action, String topic, int... partitions) {
+    return post("/v1/mirror/" + action, partitions(topic, null, partitions), null);
+  }
+
   private Response post(String path, List<Map<String, Object>> partitions, Long timeoutMs) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("partitions", partitions);

@@ -116,6 +116,18 @@ public final class ControlEndpoint implements AutoCloseable {
     switch (path) {
       case "/v1/describe" -> respond(exchange, 200, perPartition(body, false, this::describe));
       case "/v1/barrier" -> respond(exchange, 200, perPartition(body, true, this::barrier));
+      case "/v1/mirror/start" -> respond(exchange, 200, startMirroring(body));
+      case "/v1/mirror/pause",
+          "/v1/mirror/resume",
+          "/v1/mirror/remove-fetchers",
+          "/v1/mirror/make-writable" -> {
+        String action = path.substring("/v1/mirror/".length());
+        respond(
+            exchange,
+            200,
+            perPartition(
+                body, false, (partition, timeoutMs) -> control.transition(partition, action)));
+      }
       default -> respond(exchange, 404, Map.of("error", "unknown call " + path));
     }
   }
@@ -135,9 +147,20 @@ public final class ControlEndpoint implements AutoCloseable {
     return control.appendBarrier(partition, timeoutMs);
   }
 
+  private Map<String, Object> startMirroring(byte[] body) throws ControlRequestException {
+    ControlRequests.Parsed parsed = requests.parseStart(body);
+    return perPartition(
+        parsed,
+        (partition, timeoutMs) ->
+            control.startMirroring(partition, parsed.mirrorName(), parsed.source()));
+  }
+
   private Map<String, Object> perPartition(byte[] body, boolean requireSource, Operation operation)
       throws ControlRequestException {
-    ControlRequests.Parsed parsed = requests.parse(body, requireSource);
+    return perPartition(requests.parse(body, requireSource), operation);
+  }
+
+  private Map<String, Object> perPartition(ControlRequests.Parsed parsed, Operation operation) {
     long deadline = System.nanoTime() + parsed.timeoutMs() * 1_000_000L;
     List<Map<String, Object>> results = new ArrayList<>();
     for (PartitionRef partition : parsed.partitions()) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -31,14 +32,48 @@ public final class ControlRequests {
   public static final long DEFAULT_TIMEOUT_MS = 30_000L;
 
   private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
-  private static final Set<String> FIELDS = Set.of("partitions", "timeoutMs");
+  private static final Set<String> FIELDS =
+      Set.of("partitions", "timeoutMs", "mirrorName", "source");
+  private static final Set<String> SOURCE_FIELDS =
+      Set.of("bootstrapServers", "clusterId", "properties");
+  private static final Pattern MIRROR_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern HOST_PORT =
+      Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5}");
+  private static final List<String> PASSED_THROUGH_PREFIXES =
+      List.of("security.protocol", "ssl.", "sasl.", "client.dns.lookup");
   private static final Set<String> PARTITION_FIELDS =
       Set.of("topic", "partition", "sourceClusterId");
 
   private final ObjectMapper mapper = new ObjectMapper();
 
   /** A parsed request. */
-  public record Parsed(List<PartitionRef> partitions, long timeoutMs) {}
+  public record Parsed(
+      List<PartitionRef> partitions, long timeoutMs, String mirrorName, MirrorSource source) {}
+
+  /**
+   * The source cluster of a mirror start.
+   *
+   * @param bootstrapServers host:port list
+   * @param expectedClusterId the cluster id the source must report, or null to accept any
+   * @param clientProperties security settings passed to the clients that talk to the source
+   */
+  public record MirrorSource(
+      String bootstrapServers, String expectedClusterId, Map<String, String> clientProperties) {}
+
+  /**
+   * Parses a start-mirroring body: partitions plus {@code mirrorName} and {@code source}, both
+   * required.
+   */
+  public Parsed parseStart(byte[] body) throws ControlRequestException {
+    Parsed parsed = parse(body, false);
+    if (parsed.mirrorName() == null) {
+      throw bad("\"mirrorName\" is required to start mirroring");
+    }
+    if (parsed.source() == null) {
+      throw bad("\"source\" is required to start mirroring");
+    }
+    return parsed;
+  }
 
   /**
    * Parses {@code body}.
@@ -93,7 +128,79 @@ public final class ControlRequests {
       }
       refs.add(ref);
     }
-    return new Parsed(List.copyOf(refs), timeoutMs);
+    String mirrorName = null;
+    JsonNode name = root.get("mirrorName");
+    if (name != null) {
+      if (!name.isTextual() || !MIRROR_NAME.matcher(name.asText()).matches()) {
+        throw bad(
+            "mirrorName must be a DNS label (lower-case letters, digits, '-', at most 63), got "
+                + name);
+      }
+      mirrorName = name.asText();
+    }
+    MirrorSource source = root.has("source") ? source(root.get("source")) : null;
+    return new Parsed(List.copyOf(refs), timeoutMs, mirrorName, source);
+  }
+
+  private static MirrorSource source(JsonNode node) throws ControlRequestException {
+    if (!node.isObject()) {
+      throw bad("source must be an object, got " + node);
+    }
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!SOURCE_FIELDS.contains(name)) {
+        throw bad("source has unknown field \"" + name + "\"; known fields are " + SOURCE_FIELDS);
+      }
+    }
+    JsonNode bootstrap = node.get("bootstrapServers");
+    if (bootstrap == null || !bootstrap.isTextual() || bootstrap.asText().isBlank()) {
+      throw bad("source.bootstrapServers must be a non-empty host:port list, got " + bootstrap);
+    }
+    for (String address : bootstrap.asText().split(",")) {
+      if (!HOST_PORT.matcher(address.trim()).matches()) {
+        throw bad(
+            "source.bootstrapServers has a malformed address '"
+                + address
+                + "' (expected host:port)");
+      }
+      int port = Integer.parseInt(address.trim().substring(address.trim().lastIndexOf(':') + 1));
+      if (port < 1 || port > 65535) {
+        throw bad(
+            "source.bootstrapServers has port " + port + " out of range in '" + address + "'");
+      }
+    }
+    JsonNode clusterId = node.get("clusterId");
+    if (clusterId != null
+        && !clusterId.isNull()
+        && (!clusterId.isTextual() || clusterId.asText().isBlank())) {
+      throw bad("source.clusterId must be a non-empty string when given, got " + clusterId);
+    }
+    Map<String, String> props = new java.util.LinkedHashMap<>();
+    JsonNode properties = node.get("properties");
+    if (properties != null && !properties.isNull()) {
+      if (!properties.isObject()) {
+        throw bad("source.properties must be an object of strings, got " + properties);
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (!e.getValue().isTextual()) {
+          throw bad("source.properties." + e.getKey() + " must be a string, got " + e.getValue());
+        }
+        if (PASSED_THROUGH_PREFIXES.stream().noneMatch(p -> e.getKey().startsWith(p))) {
+          throw bad(
+              "source.properties."
+                  + e.getKey()
+                  + " is not a client security setting; only keys starting with "
+                  + PASSED_THROUGH_PREFIXES
+                  + " are passed to the source clients");
+        }
+        props.put(e.getKey(), e.getValue().asText());
+      }
+    }
+    return new MirrorSource(
+        bootstrap.asText(),
+        clusterId == null || clusterId.isNull() ? null : clusterId.asText(),
+        Map.copyOf(props));
   }
 
   private static PartitionRef partition(JsonNode node, int index, boolean requireSource)

@@ -19,4 +19,21 @@ public interface PartitionControl {
    */
   Map<String, Object> appendBarrier(PartitionRef partition, long timeoutMs)
       throws PartitionOperationException;
+
+  /**
+   * Registers the partition as a mirror of {@code source} and starts fetching (on the leader).
+   * Idempotent.
+   */
+  Map<String, Object> startMirroring(
+      PartitionRef partition, String mirrorName, ControlRequests.MirrorSource source)
+      throws PartitionOperationException;
+
+  /**
+   * Moves a mirror partition between states: {@code pause} (MIRRORING to PAUSED), {@code resume}
+   * (PAUSED to MIRRORING), {@code remove-fetchers} (MIRRORING or PAUSED to STOPPING: no append is
+   * in flight when it returns), {@code make-writable} (STOPPING to STOPPED, only when a barrier
+   * follows the last mirrored batch). Each is idempotent.
+   */
+  Map<String, Object> transition(PartitionRef partition, String action)
+      throws PartitionOperationException;
 }

@@ -85,4 +85,19 @@ final class Advices {
       BrokerHandles.replicaManagerCreated(replicaManager);
     }
   }
+
+  /**
+   * Public {@code UnifiedLog.appendAsLeader(MemoryRecords, int, AppendOrigin, RequestLocal,
+   * VerificationGuard, short)}.
+   */
+  static final class AppendAsLeaderGuard {
+    private AppendAsLeaderGuard() {}
+
+    // No suppress: the guard's refusal must reach the producer; MirrorGuard lets every other
+    // failure pass.
+    @Advice.OnMethodEnter
+    static void enter(@Advice.This UnifiedLog log, @Advice.Argument(2) AppendOrigin origin) {
+      MirrorGuard.checkClientWrite(log, origin);
+    }
+  }
 }

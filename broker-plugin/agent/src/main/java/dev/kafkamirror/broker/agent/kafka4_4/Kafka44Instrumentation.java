@@ -87,6 +87,17 @@ public final class Kafka44Instrumentation {
             true));
     targets.add(
         new Target(
+            UNIFIED_LOG,
+            "public LogAppendInfo appendAsLeader(MemoryRecords, int, AppendOrigin, RequestLocal,"
+                + " VerificationGuard, short)",
+            named("appendAsLeader")
+                .and(takesArguments(6))
+                .and(takesArgument(0, named(MEMORY_RECORDS)))
+                .and(takesArgument(2, named(APPEND_ORIGIN))),
+            Advices.AppendAsLeaderGuard.class,
+            true));
+    targets.add(
+        new Target(
             REPLICA_MANAGER,
             "ReplicaManager(KafkaConfig, ...) constructors",
             isConstructor().and(takesArgument(0, named("kafka.server.KafkaConfig"))),

@@ -1,10 +1,14 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
 import dev.kafkamirror.broker.agent.BarrierLedger;
+import dev.kafkamirror.broker.agent.control.ControlRequests;
 import dev.kafkamirror.broker.agent.control.PartitionControl;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
 import dev.kafkamirror.broker.core.record.BarrierBatch;
 import dev.kafkamirror.broker.core.record.MirrorPidResetRecord;
 import java.util.ArrayList;
@@ -12,6 +16,7 @@ import java.util.ConcurrentModificationException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import kafka.cluster.Partition;
 import kafka.server.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
@@ -65,7 +70,108 @@ public final class KafkaPartitionControl implements PartitionControl {
     }
     out.put("barrierResets", resets);
     out.put("barrierRuleEnabled", BarrierHooks.ruleEnabled());
+    Map<String, Object> mirror = MirrorRegistry.instance().describe(tp, log.logEndOffset());
+    if (!mirror.isEmpty()) {
+      out.put("mirror", mirror);
+    }
     return out;
+  }
+
+  @Override
+  public Map<String, Object> startMirroring(
+      PartitionRef ref, String mirrorName, ControlRequests.MirrorSource source)
+      throws PartitionOperationException {
+    TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+    localPartition(tp);
+    Properties props = new Properties();
+    props.putAll(source.clientProperties());
+    props.put("bootstrap.servers", source.bootstrapServers());
+    props.put("client.id", "cluster-mirror-" + mirrorName);
+    try {
+      MirrorEntry entry =
+          MirrorRegistry.instance()
+              .startMirroring(tp, mirrorName, source.expectedClusterId(), props);
+      return Map.of("state", entry.state().name());
+    } catch (IllegalStateException e) {
+      throw new PartitionOperationException(Code.INVALID_STATE, e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Map<String, Object> transition(PartitionRef ref, String action)
+      throws PartitionOperationException {
+    TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+    Partition partition = localPartition(tp);
+    MirrorRegistry registry = MirrorRegistry.instance();
+    MirrorEntry entry =
+        registry
+            .entry(tp)
+            .orElseThrow(
+                () ->
+                    new PartitionOperationException(
+                        Code.INVALID_STATE,
+                        tp + " is not a mirror on this broker; " + action + " does not apply"));
+    try {
+      switch (action) {
+        case "pause" -> registry.transition(tp, MirrorState.MIRRORING, MirrorState.PAUSED);
+        case "resume" -> registry.transition(tp, MirrorState.PAUSED, MirrorState.MIRRORING);
+        case "remove-fetchers" -> {
+          if (entry.state() == MirrorState.PAUSED) {
+            registry.transition(tp, MirrorState.PAUSED, MirrorState.STOPPING);
+          } else {
+            registry.transition(tp, MirrorState.MIRRORING, MirrorState.STOPPING);
+          }
+        }
+        case "make-writable" -> makeWritable(tp, partition, entry);
+        default -> throw new PartitionOperationException(Code.INTERNAL, "unknown action " + action);
+      }
+    } catch (IllegalStateException e) {
+      throw new PartitionOperationException(Code.INVALID_STATE, e.getMessage(), e);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("state", entry.state().name());
+    out.put("lastMirroredOffset", entry.lastMirroredOffset());
+    return out;
+  }
+
+  private static void makeWritable(TopicPartition tp, Partition partition, MirrorEntry entry)
+      throws PartitionOperationException {
+    if (entry.state() == MirrorState.STOPPED) {
+      return;
+    }
+    if (entry.state() != MirrorState.STOPPING) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          tp
+              + " is "
+              + entry.state()
+              + "; remove the fetchers and write the barrier before making it writable");
+    }
+    if (!partition.isLeader()) {
+      throw new PartitionOperationException(
+          Code.NOT_LEADER, tp + ": make-writable is decided by the leader");
+    }
+    UnifiedLog log = partition.localLogOrException();
+    long barrierOffset;
+    try {
+      barrierOffset = lastBatchBarrierOffset(log, null);
+    } catch (java.io.IOException e) {
+      throw new PartitionOperationException(Code.INTERNAL, tp + ": cannot read the log: " + e, e);
+    }
+    if (barrierOffset < 0 || barrierOffset < entry.lastMirroredOffset()) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          tp
+              + ": no MIRROR_PID_RESET barrier ends the log after the last mirrored offset "
+              + entry.lastMirroredOffset()
+              + "; write the barrier first");
+    }
+    if (log.highWatermark() <= barrierOffset) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          tp + ": the barrier at offset " + barrierOffset + " is not yet on every in-sync replica");
+    }
+    MirrorRegistry.instance().transition(tp, MirrorState.STOPPING, MirrorState.STOPPED);
   }
 
   @Override
@@ -79,6 +185,30 @@ public final class KafkaPartitionControl implements PartitionControl {
           "this broker is not the leader of " + tp + "; write the barrier on the leader");
     }
     UnifiedLog log = partition.localLogOrException();
+    MirrorEntry mirror = MirrorRegistry.instance().entry(tp).orElse(null);
+    if (mirror != null) {
+      if (mirror.state() == MirrorState.MIRRORING || mirror.state() == MirrorState.PAUSED) {
+        throw new PartitionOperationException(
+            Code.INVALID_STATE,
+            tp
+                + " is "
+                + mirror.state()
+                + " (mirror "
+                + mirror.mirrorName()
+                + "); remove the fetchers first");
+      }
+      if (mirror.sourceClusterId() != null
+          && !mirror.sourceClusterId().equals(ref.sourceClusterId())) {
+        throw new PartitionOperationException(
+            Code.INVALID_STATE,
+            tp
+                + " mirrored data of source cluster "
+                + mirror.sourceClusterId()
+                + ", not "
+                + ref.sourceClusterId()
+                + "; the barrier must name the real source");
+      }
+    }
     long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
     long barrierOffset;
     boolean appended;
@@ -151,7 +281,9 @@ public final class KafkaPartitionControl implements PartitionControl {
       return -1L;
     }
     KafkaBatches.Decoded decoded = KafkaBatches.decode(last, log.topicPartition());
-    if (decoded.value() == null || !decoded.value().sourceClusterId().equals(sourceClusterId)) {
+    if (decoded.value() == null
+        || (sourceClusterId != null
+            && !decoded.value().sourceClusterId().equals(sourceClusterId))) {
       return -1L;
     }
     return last.baseOffset();

@@ -1,0 +1,254 @@
+package dev.kafkamirror.broker.agent.kafka4_4.mirror;
+
+import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import kafka.cluster.Partition;
+import kafka.server.ReplicaManager;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Records;
+import org.apache.kafka.common.requests.FetchMetadata;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Option;
+
+/**
+ * The mirror fetcher of one source cluster in this broker: a daemon thread that, for every
+ * partition registered as MIRRORING whose local replica is the leader, fetches from the source
+ * partition's leader at the local log end (a consumer fetch, read_uncommitted, so bounded by the
+ * source high watermark) and appends the batches as-is.
+ *
+ * <p>Leader changes: on the destination, a partition is fetched only while this broker leads it
+ * (checked every round), so a new leader that has the partition registered picks it up; on the
+ * source, leaders are re-read whenever a fetch fails with a leadership error and every {@value
+ * #METADATA_MAX_AGE_MS} ms.
+ *
+ * <p>Threading: the thread owns its {@link SourceCluster}; the registry is shared and thread-safe.
+ */
+final class MirrorFetcher extends Thread {
+
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.kafkamirror.broker.agent.MirrorFetcher");
+  private static final long METADATA_MAX_AGE_MS = 30_000L;
+  private static final int FETCH_MAX_WAIT_MS = 100;
+  private static final int PARTITION_MAX_BYTES = 1024 * 1024;
+  private static final long IDLE_SLEEP_MS = 50L;
+  private static final long ERROR_BACKOFF_MS = 500L;
+
+  private final SourceCluster source;
+  private final MirrorRegistry registry;
+  private volatile boolean running = true;
+  private long metadataRefreshedAtMs;
+  private boolean metadataStale = true;
+
+  MirrorFetcher(SourceCluster source, MirrorRegistry registry) {
+    super("cluster-mirror-fetcher-" + source.key());
+    setDaemon(true);
+    this.source = source;
+    this.registry = registry;
+  }
+
+  void shutdown() {
+    running = false;
+    interrupt();
+  }
+
+  @Override
+  public void run() {
+    LOG.info("mirror fetcher for source {} started", source.key());
+    while (running) {
+      try {
+        if (!fetchOnce()) {
+          Thread.sleep(IDLE_SLEEP_MS);
+        }
+      } catch (InterruptedException e) {
+        break;
+      } catch (Throwable t) {
+        if (!running) {
+          break;
+        }
+        LOG.warn("mirror fetcher for source {}: {}", source.key(), t.toString());
+        metadataStale = true;
+        try {
+          Thread.sleep(ERROR_BACKOFF_MS);
+        } catch (InterruptedException e) {
+          break;
+        }
+      }
+    }
+    source.close();
+    LOG.info("mirror fetcher for source {} stopped", source.key());
+  }
+
+  /**
+   * One round over every partition this broker leads and mirrors from this source; false when idle.
+   */
+  private boolean fetchOnce() throws Exception {
+    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+    if (rm.isEmpty()) {
+      return false;
+    }
+    Map<TopicPartition, Partition> active = new LinkedHashMap<>();
+    for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
+      if (e.getValue().state() != MirrorState.MIRRORING) {
+        continue;
+      }
+      Option<Partition> partition = rm.get().onlinePartition(e.getKey());
+      if (partition.isDefined() && partition.get().isLeader()) {
+        active.put(e.getKey(), partition.get());
+      }
+    }
+    if (active.isEmpty()) {
+      return false;
+    }
+    long now = System.currentTimeMillis();
+    if (metadataStale || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS) {
+      source.refreshMetadata(active.keySet());
+      String clusterId = source.clusterId();
+      active
+          .keySet()
+          .forEach(tp -> registry.entry(tp).ifPresent(e -> e.sourceClusterId(clusterId)));
+      for (TopicPartition tp : List.copyOf(active.keySet())) {
+        MirrorEntry entry = registry.entry(tp).orElse(null);
+        if (entry != null
+            && entry.expectedSourceClusterId() != null
+            && !entry.expectedSourceClusterId().equals(clusterId)) {
+          entry.error(
+              "source "
+                  + source.key()
+                  + " reports cluster id "
+                  + clusterId
+                  + " but "
+                  + tp
+                  + " expects "
+                  + entry.expectedSourceClusterId()
+                  + "; not fetching");
+          active.remove(tp);
+        }
+      }
+      metadataRefreshedAtMs = now;
+      metadataStale = false;
+    }
+    Map<Node, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
+    Map<Uuid, String> topicNames = new HashMap<>();
+    for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
+      TopicPartition tp = e.getKey();
+      Node leader = source.leaderOf(tp);
+      Uuid topicId = source.topicIdOf(tp.topic());
+      if (leader == null || topicId == null) {
+        registry
+            .entry(tp)
+            .ifPresent(m -> m.error("no leader for " + tp + " on source " + source.key()));
+        metadataStale = true;
+        continue;
+      }
+      topicNames.put(topicId, tp.topic());
+      long fetchOffset = e.getValue().localLogOrException().logEndOffset();
+      byLeader
+          .computeIfAbsent(leader, n -> new LinkedHashMap<>())
+          .put(
+              tp,
+              new FetchRequest.PartitionData(
+                  topicId, fetchOffset, -1L, PARTITION_MAX_BYTES, Optional.empty()));
+    }
+    boolean progressed = false;
+    for (Map.Entry<Node, Map<TopicPartition, FetchRequest.PartitionData>> request :
+        byLeader.entrySet()) {
+      progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active);
+    }
+    return progressed;
+  }
+
+  private boolean fetchFrom(
+      Node leader,
+      Map<TopicPartition, FetchRequest.PartitionData> partitions,
+      Map<Uuid, String> topicNames,
+      Map<TopicPartition, Partition> active)
+      throws Exception {
+    FetchRequest.Builder request =
+        FetchRequest.Builder.forConsumer(
+                ApiKeys.FETCH.latestVersion(), FETCH_MAX_WAIT_MS, 1, partitions)
+            .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
+            .metadata(FetchMetadata.LEGACY)
+            .setMaxBytes(16 * 1024 * 1024);
+    ClientResponse response = source.send(leader, request);
+    if (response.versionMismatch() != null) {
+      throw response.versionMismatch();
+    }
+    FetchResponse fetch = (FetchResponse) response.responseBody();
+    if (fetch.error() != Errors.NONE) {
+      metadataStale = true;
+      throw fetch.error().exception("fetch from " + leader + " of source " + source.key());
+    }
+    boolean progressed = false;
+    Map<TopicPartition, FetchResponseData.PartitionData> data =
+        fetch.responseData(topicNames, response.requestHeader().apiVersion());
+    for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> e : data.entrySet()) {
+      TopicPartition tp = e.getKey();
+      FetchResponseData.PartitionData pd = e.getValue();
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      Partition partition = active.get(tp);
+      if (entry == null || partition == null || entry.state() != MirrorState.MIRRORING) {
+        continue;
+      }
+      Errors error = Errors.forCode(pd.errorCode());
+      if (error != Errors.NONE) {
+        entry.error(tp + " on source " + source.key() + ": " + error.name());
+        if (error == Errors.NOT_LEADER_OR_FOLLOWER
+            || error == Errors.UNKNOWN_TOPIC_OR_PARTITION
+            || error == Errors.FENCED_LEADER_EPOCH
+            || error == Errors.LEADER_NOT_AVAILABLE
+            || error == Errors.UNKNOWN_TOPIC_ID) {
+          source.forget(tp);
+          metadataStale = true;
+        }
+        continue;
+      }
+      Records records = FetchResponse.recordsOrFail(pd);
+      if (!(records instanceof MemoryRecords memory) || memory.sizeInBytes() == 0) {
+        entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
+        continue;
+      }
+      // Under the entry's lock: once a control call moved the entry out of MIRRORING, no append is
+      // in flight.
+      synchronized (entry) {
+        if (entry.state() != MirrorState.MIRRORING) {
+          continue;
+        }
+        try {
+          MirrorAppender.Appended appended = MirrorAppender.append(partition, memory);
+          if (appended != null) {
+            entry.progress(
+                appended.lastOffset(), pd.highWatermark(), pd.logStartOffset(), appended.batches());
+            progressed = true;
+          } else {
+            entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
+          }
+        } catch (MirrorAppender.MirrorAppendException ex) {
+          entry.error(ex.getMessage());
+          LOG.error("mirror {}: {}", entry.mirrorName(), ex.getMessage());
+        }
+      }
+    }
+    return progressed;
+  }
+
+  /** Partitions for a describe, for tests. */
+  List<TopicPartition> partitions() {
+    return new ArrayList<>(registry.entriesOf(source.key()).keySet());
+  }
+}

@@ -1,0 +1,13 @@
+package dev.kafkamirror.broker.agent.kafka4_4.mirror;
+
+/** Where a destination partition stands as a mirror. */
+public enum MirrorState {
+  /** Fetchers copy the source partition as-is; client writes are refused. */
+  MIRRORING,
+  /** Fetchers removed, still read-only; resume adds them back. */
+  PAUSED,
+  /** Fetchers removed for a failover; still read-only until made writable. */
+  STOPPING,
+  /** Writable: the partition is no longer a mirror. */
+  STOPPED
+}

@@ -1,0 +1,160 @@
+package dev.kafkamirror.broker.agent.kafka4_4.mirror;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.BootstrapConfiguration;
+import org.apache.kafka.clients.ClientRequest;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.ClientUtils;
+import org.apache.kafka.clients.ManualMetadataUpdater;
+import org.apache.kafka.clients.MetadataRecoveryStrategy;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.NetworkClientUtils;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.network.ChannelBuilder;
+import org.apache.kafka.common.network.Selector;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.common.utils.internals.LogContext;
+
+/**
+ * The connection of this broker to one source cluster: an Admin client for metadata (cluster id,
+ * topic ids, partition leaders) and a network client for raw Fetch requests, both built from the
+ * same client properties, so PLAINTEXT, SSL and SASL settings pass through unchanged.
+ *
+ * <p>Used by one fetcher thread; {@link #close()} may come from any thread.
+ */
+final class SourceCluster implements AutoCloseable {
+
+  private static final int REQUEST_TIMEOUT_MS = 30_000;
+  private static final long CONNECTIONS_MAX_IDLE_MS = 9 * 60 * 1000L;
+
+  private final String key;
+  private final Properties clientProperties;
+  private final Admin admin;
+  private final NetworkClient network;
+  private final Metrics metrics = new Metrics();
+  private final Time time = Time.SYSTEM;
+
+  /** Source leader and topic id of each mirrored partition, refreshed on demand. */
+  private final Map<TopicPartition, Node> leaders = new HashMap<>();
+
+  private final Map<String, Uuid> topicIds = new HashMap<>();
+
+  SourceCluster(String key, Properties clientProperties) {
+    this.key = key;
+    this.clientProperties = clientProperties;
+    this.admin = Admin.create(clientProperties);
+    Properties consumerProps = new Properties();
+    consumerProps.putAll(clientProperties);
+    consumerProps.put(
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    consumerProps.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    ConsumerConfig config = new ConsumerConfig(consumerProps);
+    LogContext logContext = new LogContext("[cluster-mirror source " + key + "] ");
+    ChannelBuilder channelBuilder = ClientUtils.createChannelBuilder(config, time, logContext);
+    Selector selector =
+        new Selector(
+            CONNECTIONS_MAX_IDLE_MS,
+            metrics,
+            time,
+            "cluster-mirror-fetcher",
+            channelBuilder,
+            logContext);
+    this.network =
+        new NetworkClient(
+            selector,
+            new ManualMetadataUpdater(),
+            "cluster-mirror-" + key,
+            1,
+            100L,
+            1_000L,
+            -1,
+            -1,
+            REQUEST_TIMEOUT_MS,
+            10_000L,
+            30_000L,
+            time,
+            true,
+            new ApiVersions(),
+            logContext,
+            MetadataRecoveryStrategy.NONE,
+            BootstrapConfiguration.DISABLED,
+            false);
+  }
+
+  String key() {
+    return key;
+  }
+
+  /** The source's cluster id. */
+  String clusterId() throws Exception {
+    return admin.describeCluster().clusterId().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+  }
+
+  /** Refreshes leaders and topic ids of {@code partitions}' topics. */
+  void refreshMetadata(Collection<TopicPartition> partitions) throws Exception {
+    List<String> topics = partitions.stream().map(TopicPartition::topic).distinct().toList();
+    Map<String, TopicDescription> descriptions =
+        admin.describeTopics(topics).allTopicNames().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    for (TopicDescription description : descriptions.values()) {
+      topicIds.put(description.name(), description.topicId());
+      for (TopicPartitionInfo info : description.partitions()) {
+        TopicPartition tp = new TopicPartition(description.name(), info.partition());
+        if (info.leader() == null || info.leader().isEmpty()) {
+          leaders.remove(tp);
+        } else {
+          leaders.put(tp, info.leader());
+        }
+      }
+    }
+  }
+
+  Node leaderOf(TopicPartition tp) {
+    return leaders.get(tp);
+  }
+
+  Uuid topicIdOf(String topic) {
+    return topicIds.get(topic);
+  }
+
+  void forget(TopicPartition tp) {
+    leaders.remove(tp);
+  }
+
+  /** Sends a request to {@code node} and waits for the answer (bounded by the request timeout). */
+  ClientResponse send(Node node, AbstractRequest.Builder<?> request) throws IOException {
+    if (!NetworkClientUtils.awaitReady(network, node, time, REQUEST_TIMEOUT_MS)) {
+      throw new IOException("source broker " + node + " of " + key + " is not reachable");
+    }
+    ClientRequest clientRequest =
+        network.newClientRequest(node.idString(), request, time.milliseconds(), true);
+    return NetworkClientUtils.sendAndReceive(network, clientRequest, time);
+  }
+
+  @Override
+  public void close() {
+    admin.close(java.time.Duration.ofSeconds(5));
+    network.close();
+    metrics.close();
+  }
+
+  Properties clientProperties() {
+    return clientProperties;
+  }
+}

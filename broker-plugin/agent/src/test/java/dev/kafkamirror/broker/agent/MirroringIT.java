@@ -1,0 +1,236 @@
+package dev.kafkamirror.broker.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.testing.kafka.KafkaCluster;
+import dev.kafkamirror.testing.kafka.TestClients;
+import dev.kafkamirror.testing.plugin.PluginControlClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.internal.FileLogInputStream;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Offset-preserving mirroring A to B on real brokers: as-is copies, read-only, pause and resume,
+ * failover.
+ */
+class MirroringIT {
+
+  private static KafkaCluster source;
+  private static KafkaCluster destination;
+  private static PluginControlClient control;
+
+  @BeforeAll
+  static void start() {
+    source = AgentClusters.withAgent("mirror-a").singleNode().start();
+    destination = AgentClusters.withAgent("mirror-b").singleNode().start();
+    control =
+        new PluginControlClient(
+            destination.listenerOf(1, PluginControlClient.LISTENER_PROPERTY),
+            PluginControlClient.TEST_SECRET);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (destination != null) {
+      destination.close();
+    }
+    if (source != null) {
+      source.close();
+    }
+  }
+
+  @Test
+  void mirrorsAsIsStaysReadOnlyPausesAndFailsOverWithABarrier() throws Exception {
+    // Given idempotent and transactional (committed and aborted) data on A
+    String topic = "orders";
+    source.createTopic(topic, 1, 1, Map.of());
+    destination.createTopic(topic, 1, 1, Map.of());
+    List<String> committed = new ArrayList<>(writeIdempotent(topic, "a-idem", 20));
+    try (KafkaProducer<String, String> tx =
+        TestClients.transactionalProducer(source.bootstrapServers(), "a-tx")) {
+      tx.initTransactions();
+      tx.beginTransaction();
+      for (int i = 0; i < 10; i++) {
+        tx.send(new ProducerRecord<>(topic, "t", "a-committed-" + i));
+        committed.add("a-committed-" + i);
+      }
+      tx.commitTransaction();
+      tx.beginTransaction();
+      for (int i = 0; i < 5; i++) {
+        tx.send(new ProducerRecord<>(topic, "t", "a-aborted-" + i));
+      }
+      tx.flush();
+      tx.abortTransaction();
+    }
+
+    // When B mirrors A
+    JsonNode started =
+        control
+            .startMirroring("a-to-b", source.bootstrapServers(), source.clusterId(), topic, 0)
+            .result(topic, 0);
+    assertThat(started.get("state").asText()).as(started.toString()).isEqualTo("MIRRORING");
+    awaitCaughtUp(topic);
+
+    // Then B holds the same batches at the same offsets: producer ids, epochs, sequences and CRCs
+    assertThat(batchSignatures(destination, topic)).isEqualTo(batchSignatures(source, topic));
+    assertThat(read(destination, topic, IsolationLevel.READ_COMMITTED))
+        .containsExactlyElementsOf(committed);
+    JsonNode mirror = control.describe(topic, 0).result(topic, 0).get("mirror");
+    assertThat(mirror.get("sourceClusterId").asText()).isEqualTo(source.clusterId());
+    assertThat(mirror.get("lagRecords").asLong()).isZero();
+
+    // And client writes to B are refused, clearly and without retries
+    assertThatThrownBy(() -> writeIdempotentTo(destination, topic, "b-too-early", 1))
+        .hasRootCauseInstanceOf(InvalidRecordException.class)
+        .rootCause()
+        .hasMessageContaining("read-only mirror of a-to-b");
+
+    // And paused, B does not follow A; resumed, it catches up
+    control.mirrorTransition("pause", topic, 0);
+    committed.addAll(writeIdempotent(topic, "a-during-pause", 5));
+    Thread.sleep(1_000);
+    assertThat(describe(topic).get("logEndOffset").asLong()).isLessThan(sourceLogEnd(topic));
+    control.mirrorTransition("resume", topic, 0);
+    awaitCaughtUp(topic);
+
+    // When B fails over: fetchers removed, barrier naming A, writable
+    assertThat(
+            control
+                .mirrorTransition("remove-fetchers", topic, 0)
+                .result(topic, 0)
+                .get("state")
+                .asText())
+        .isEqualTo("STOPPING");
+    JsonNode wrongSource = control.barrier(topic, "not-the-source", 0).result(topic, 0);
+    assertThat(wrongSource.get("error").get("code").asText()).isEqualTo("INVALID_STATE");
+    JsonNode barrier = control.barrier(topic, source.clusterId(), 0).result(topic, 0);
+    assertThat(barrier.has("error")).as(barrier.toString()).isFalse();
+    assertThat(
+            control
+                .mirrorTransition("make-writable", topic, 0)
+                .result(topic, 0)
+                .get("state")
+                .asText())
+        .isEqualTo("STOPPED");
+
+    // Then a new producer on B writes, and consumers on B see A's committed data then B's, once
+    // each
+    assertThat(describe(topic).get("producerEntries").asInt()).isZero();
+    List<String> written = writeIdempotentTo(destination, topic, "b-after-failover", 5);
+    committed.addAll(written);
+    assertThat(read(destination, topic, IsolationLevel.READ_COMMITTED))
+        .containsExactlyElementsOf(committed);
+    assertThat(describe(topic).get("producerEntries").asInt()).isEqualTo(1);
+  }
+
+  private static JsonNode describe(String topic) {
+    return control.describe(topic, 0).result(topic, 0);
+  }
+
+  private static long sourceLogEnd(String topic) throws Exception {
+    try (var admin = source.admin()) {
+      return admin
+          .listOffsets(
+              Map.of(
+                  new TopicPartition(topic, 0), org.apache.kafka.clients.admin.OffsetSpec.latest()))
+          .all()
+          .get(30, TimeUnit.SECONDS)
+          .get(new TopicPartition(topic, 0))
+          .offset();
+    }
+  }
+
+  private static void awaitCaughtUp(String topic) throws Exception {
+    long end = sourceLogEnd(topic);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              JsonNode d = describe(topic);
+              assertThat(d.get("logEndOffset").asLong()).as(d.toString()).isEqualTo(end);
+              assertThat(d.get("highWatermark").asLong()).isEqualTo(end);
+            });
+  }
+
+  private static List<String> writeIdempotent(String topic, String prefix, int count)
+      throws Exception {
+    return writeIdempotentTo(source, topic, prefix, count);
+  }
+
+  private static List<String> writeIdempotentTo(
+      KafkaCluster cluster, String topic, String prefix, int count) throws Exception {
+    List<String> values = new ArrayList<>();
+    try (KafkaProducer<String, String> producer =
+        TestClients.idempotentProducer(cluster.bootstrapServers())) {
+      for (int i = 0; i < count; i++) {
+        try {
+          producer
+              .send(new ProducerRecord<>(topic, "k", prefix + "-" + i))
+              .get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          throw new IllegalStateException("write to " + cluster.name() + " failed", e.getCause());
+        }
+        values.add(prefix + "-" + i);
+      }
+    }
+    return values;
+  }
+
+  private static List<String> read(KafkaCluster cluster, String topic, IsolationLevel isolation) {
+    return TestClients.values(
+        TestClients.readAll(cluster.bootstrapServers(), topic, isolation, Duration.ofSeconds(60)));
+  }
+
+  /**
+   * offset range, producer id, epoch, sequence, control flag and CRC of every batch in the
+   * partition's log.
+   */
+  static List<String> batchSignatures(KafkaCluster cluster, String topic) throws Exception {
+    Path dir = cluster.partitionDir(cluster.brokerIds().get(0), new TopicPartition(topic, 0));
+    List<String> signatures = new ArrayList<>();
+    List<Path> segments;
+    try (Stream<Path> files = Files.list(dir)) {
+      segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+    }
+    for (Path segment : segments) {
+      try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
+        for (FileLogInputStream.FileChannelRecordBatch batch : records.batches()) {
+          signatures.add(
+              batch.baseOffset()
+                  + ".."
+                  + batch.lastOffset()
+                  + " pid="
+                  + batch.producerId()
+                  + " epoch="
+                  + batch.producerEpoch()
+                  + " seq="
+                  + batch.baseSequence()
+                  + " control="
+                  + batch.isControlBatch()
+                  + " crc="
+                  + batch.checksum());
+        }
+      }
+    }
+    return signatures;
+  }
+}
