@@ -115,7 +115,9 @@ public final class KafkaCluster implements AutoCloseable {
       }
       node.writeConfig(voters, props);
     }
-    runInParallel(nodes.values(), n -> n.format(classpath, clusterId, config.startTimeout()));
+    runInParallel(
+        nodes.values(),
+        n -> n.format(classpath, clusterId, config.features(), config.startTimeout()));
     nodes.values().forEach(n -> n.launch(classpath));
     runInParallel(nodes.values(), n -> n.awaitStarted(config.startTimeout()));
     awaitBrokersRegistered(brokerIds(), config.startTimeout());

@@ -24,6 +24,7 @@ public record KafkaClusterConfig(
     Optional<String> agentOptions,
     Map<String, String> brokerProperties,
     List<String> perBrokerListenerProperties,
+    Map<String, Short> features,
     List<String> jvmArgs,
     Path workDir,
     Duration startTimeout) {
@@ -35,6 +36,7 @@ public record KafkaClusterConfig(
     }
     brokerProperties = Map.copyOf(brokerProperties);
     perBrokerListenerProperties = List.copyOf(perBrokerListenerProperties);
+    features = Map.copyOf(features);
     jvmArgs = List.copyOf(jvmArgs);
   }
 
@@ -53,6 +55,7 @@ public record KafkaClusterConfig(
     private String agentOptions;
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
     private final List<String> perBrokerListenerProperties = new java.util.ArrayList<>();
+    private final Map<String, Short> features = new LinkedHashMap<>();
     private List<String> jvmArgs =
         List.of(
             "-Xms256m",
@@ -114,6 +117,12 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /** A feature level set when the storage is formatted ({@code --feature name=level}). */
+    public Builder feature(String name, int level) {
+      features.put(name, (short) level);
+      return this;
+    }
+
     public Builder jvmArgs(List<String> args) {
       this.jvmArgs = List.copyOf(args);
       return this;
@@ -139,6 +148,7 @@ public record KafkaClusterConfig(
           Optional.ofNullable(agentOptions),
           brokerProperties,
           perBrokerListenerProperties,
+          features,
           jvmArgs,
           workDir,
           startTimeout);

@@ -174,7 +174,7 @@ public final class KafkaNode {
   }
 
   /** Formats the storage directory for {@code clusterId} with Kafka's own StorageTool. */
-  void format(String classpath, String clusterId, Duration timeout) {
+  void format(String classpath, String clusterId, Map<String, Short> features, Duration timeout) {
     List<String> command = new ArrayList<>();
     command.add(javaExecutable());
     command.add("-Xmx256m");
@@ -189,6 +189,11 @@ public final class KafkaNode {
     command.add("--config");
     command.add(propertiesFile.toString());
     command.add("--ignore-formatted");
+    features.forEach(
+        (name, level) -> {
+          command.add("--feature");
+          command.add(name + "=" + level);
+        });
     Path formatLog = nodeDir.resolve("format.log");
     try {
       Process format =

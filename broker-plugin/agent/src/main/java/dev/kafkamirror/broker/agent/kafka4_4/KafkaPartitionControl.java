@@ -212,12 +212,16 @@ public final class KafkaPartitionControl implements PartitionControl {
     long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
     long barrierOffset;
     boolean appended;
+    int abortedTransactions = 0;
     try {
       long existing = lastBatchBarrierOffset(log, ref.sourceClusterId());
       if (existing >= 0) {
         barrierOffset = existing;
         appended = false;
       } else {
+        // With the rule switched off the plugin shows stock behaviour: no markers either.
+        abortedTransactions =
+            BarrierHooks.ruleEnabled() ? abortOpenTransactions(partition, log) : 0;
         MemoryRecords barrier =
             MemoryRecords.readableRecords(
                 BarrierBatch.build(
@@ -259,8 +263,46 @@ public final class KafkaPartitionControl implements PartitionControl {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("barrierOffset", barrierOffset);
     out.put("appended", appended);
+    out.put("abortedTransactions", abortedTransactions);
     out.put("highWatermark", log.highWatermark());
     return out;
+  }
+
+  /**
+   * Appends an ABORT marker, as the transaction coordinator would, for every transaction still open
+   * in the partition's producer state, so that the barrier that follows never meets one: the
+   * markers end those transactions for every reader (consumers forget an aborted producer id at its
+   * ABORT marker), and replicas and mirrors of this log replicate them. A transaction that was
+   * mirrored without its end can never be completed any more; aborting it is the only outcome that
+   * exposes no uncommitted record.
+   *
+   * @return how many markers were written
+   */
+  private static int abortOpenTransactions(Partition partition, UnifiedLog log) {
+    KafkaProducerStateTarget state = new KafkaProducerStateTarget(log.producerStateManager(), null);
+    int written = 0;
+    for (var open : state.openTransactions()) {
+      var entry = log.producerStateManager().lastEntry(open.producerId());
+      if (entry.isEmpty()) {
+        continue;
+      }
+      MemoryRecords abort =
+          MemoryRecords.withEndTransactionMarker(
+              open.producerId(),
+              entry.get().producerEpoch(),
+              new org.apache.kafka.common.record.internal.EndTransactionMarker(
+                  org.apache.kafka.common.record.internal.ControlRecordType.ABORT,
+                  Math.max(0, entry.get().coordinatorEpoch())));
+      partition.appendRecordsToLeader(
+          abort,
+          AppendOrigin.COORDINATOR,
+          -1,
+          RequestLocal.noCaching(),
+          VerificationGuard.SENTINEL,
+          (short) 0);
+      written++;
+    }
+    return written;
   }
 
   /**
