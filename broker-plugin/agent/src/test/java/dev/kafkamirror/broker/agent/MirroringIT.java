@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
+import dev.kafkamirror.testing.process.Commands;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -137,9 +138,41 @@ class MirroringIT {
     assertThat(describe(topic).get("producerEntries").asInt()).isZero();
     List<String> written = writeIdempotentTo(destination, topic, "b-after-failover", 5);
     committed.addAll(written);
+    try (KafkaProducer<String, String> tx =
+        TestClients.transactionalProducer(destination.bootstrapServers(), "b-tx")) {
+      tx.initTransactions();
+      tx.beginTransaction();
+      for (int i = 0; i < 3; i++) {
+        tx.send(new ProducerRecord<>(topic, "t", "b-committed-" + i));
+        committed.add("b-committed-" + i);
+      }
+      tx.commitTransaction();
+    }
     assertThat(read(destination, topic, IsolationLevel.READ_COMMITTED))
         .containsExactlyElementsOf(committed);
-    assertThat(describe(topic).get("producerEntries").asInt()).isEqualTo(1);
+    assertThat(describe(topic).get("producerEntries").asInt()).isEqualTo(2);
+
+    // And kcat (librdkafka) reads the same records from B, barrier and markers unseen
+    Commands.Result kcat =
+        Commands.run(
+                Duration.ofSeconds(60),
+                List.of(
+                    "kcat",
+                    "-C",
+                    "-b",
+                    destination.bootstrapServers(),
+                    "-t",
+                    topic,
+                    "-o",
+                    "beginning",
+                    "-e",
+                    "-q",
+                    "-X",
+                    "isolation.level=read_committed",
+                    "-f",
+                    "%s\\n"))
+            .requireSuccess();
+    assertThat(kcat.stdout().lines().toList()).containsExactlyElementsOf(committed);
   }
 
   private static JsonNode describe(String topic) {
