@@ -130,7 +130,8 @@ command -v go >/dev/null || { log "Go is required to build kube-apiserver, etcd 
 [ "${CMO_SKIP_KCAT:-}" = "1" ] || install_kcat
 
 "$ASSETS_DIR/kube-apiserver" --version >&2
-"$ASSETS_DIR/etcd" --version | head -1 >&2
+# sed, not head: head exits early and the writer dies of SIGPIPE, which pipefail turns into a failure.
+"$ASSETS_DIR/etcd" --version | sed -n 1p >&2
 "$BIN_DIR/helm" version --short >&2
-command -v kcat >/dev/null && kcat -V 2>&1 | head -1 >&2 || true
+if command -v kcat >/dev/null; then kcat -V 2>&1 | sed -n 1p >&2; fi
 echo "$CMO_CACHE/kubeapitest"

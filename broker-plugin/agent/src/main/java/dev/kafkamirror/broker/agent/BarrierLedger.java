@@ -37,7 +37,8 @@ public final class BarrierLedger {
       int producersRemoved,
       int forcedAborts,
       Optional<String> sourceClusterId,
-      Optional<String> malformedValue) {}
+      Optional<String> malformedValue,
+      long resetMicros) {}
 
   private static final BarrierLedger INSTANCE = new BarrierLedger();
 
@@ -54,7 +55,8 @@ public final class BarrierLedger {
       Path path,
       ResetOutcome outcome,
       Optional<String> sourceClusterId,
-      Optional<String> malformed) {
+      Optional<String> malformed,
+      long resetMicros) {
     Deque<Reset> deque = resets.computeIfAbsent(topicPartition, k -> new ArrayDeque<>());
     synchronized (deque) {
       deque.addLast(
@@ -64,7 +66,8 @@ public final class BarrierLedger {
               outcome.producersRemoved(),
               outcome.forcedAborts().size(),
               sourceClusterId,
-              malformed));
+              malformed,
+              resetMicros));
       while (deque.size() > RESETS_KEPT) {
         deque.removeFirst();
       }

@@ -266,10 +266,12 @@ public final class BarrierHooks {
       long barrierOffset,
       BarrierLedger.Path path,
       KafkaBatches.Decoded value) {
+    long started = System.nanoTime();
     ResetOutcome outcome = ProducerStateReset.apply(target, barrierOffset);
+    long resetMicros = (System.nanoTime() - started) / 1_000L;
     Optional<String> source = Optional.ofNullable(value.value()).map(v -> v.sourceClusterId());
     Optional<String> malformed = Optional.ofNullable(value.malformed());
-    BarrierLedger.instance().record(tp.toString(), path, outcome, source, malformed);
+    BarrierLedger.instance().record(tp.toString(), path, outcome, source, malformed, resetMicros);
     malformed.ifPresent(
         m ->
             LOG.error(

@@ -64,6 +64,7 @@ public final class KafkaPartitionControl implements PartitionControl {
       r.put("barrierOffset", reset.barrierOffset());
       r.put("producersRemoved", reset.producersRemoved());
       r.put("forcedAborts", reset.forcedAborts());
+      r.put("resetMicros", reset.resetMicros());
       reset.sourceClusterId().ifPresent(s -> r.put("sourceClusterId", s));
       reset.malformedValue().ifPresent(m -> r.put("malformedValue", m));
       resets.add(r);
