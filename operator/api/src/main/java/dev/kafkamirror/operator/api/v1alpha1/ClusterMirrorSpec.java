@@ -1,0 +1,99 @@
+package dev.kafkamirror.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** The desired mirror. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!has(oldSelf.state) || oldSelf.state != 'Stopped' || self.state == 'Stopped'",
+    message =
+        "spec.state: Stopped is final: the partitions were made writable behind a barrier; mirror again with a new"
+            + " ClusterMirror")
+@ValidationRule(
+    value = "self.source.bootstrapServers != self.destination.bootstrapServers",
+    message =
+        "spec.source.bootstrapServers and spec.destination.bootstrapServers must differ: a cluster cannot"
+            + " mirror itself")
+public class ClusterMirrorSpec {
+
+  @Required
+  @JsonPropertyDescription("The cluster whose topics are mirrored.")
+  private SourceCluster source;
+
+  @Required
+  @JsonPropertyDescription(
+      "The cluster that holds the mirror; its brokers run the cluster-mirror plugin.")
+  private DestinationCluster destination;
+
+  @Required
+  @JsonPropertyDescription(
+      "Which topics to mirror: names and/or include patterns, minus exclude patterns.")
+  private TopicSelection topics;
+
+  @Default("Mirroring")
+  @JsonPropertyDescription(
+      "Desired state: Mirroring, Paused (fetching stops, still read-only) or Stopped (failover: the partitions"
+          + " become writable behind a MIRROR_PID_RESET barrier). Stopped is final.")
+  private MirrorState state = MirrorState.Mirroring;
+
+  @JsonPropertyDescription("How a stop proceeds.")
+  private StopPolicy stop;
+
+  @Default("Retain")
+  @JsonPropertyDescription(
+      "What deleting this resource does: Retain leaves every partition as it is (a mirror stays read-only);"
+          + " StopMirroring first fails over like state: Stopped.")
+  private DeletionPolicy deletionPolicy = DeletionPolicy.Retain;
+
+  public SourceCluster getSource() {
+    return source;
+  }
+
+  public void setSource(SourceCluster source) {
+    this.source = source;
+  }
+
+  public DestinationCluster getDestination() {
+    return destination;
+  }
+
+  public void setDestination(DestinationCluster destination) {
+    this.destination = destination;
+  }
+
+  public TopicSelection getTopics() {
+    return topics;
+  }
+
+  public void setTopics(TopicSelection topics) {
+    this.topics = topics;
+  }
+
+  public MirrorState getState() {
+    return state;
+  }
+
+  public void setState(MirrorState state) {
+    this.state = state;
+  }
+
+  public StopPolicy getStop() {
+    return stop;
+  }
+
+  public void setStop(StopPolicy stop) {
+    this.stop = stop;
+  }
+
+  public DeletionPolicy getDeletionPolicy() {
+    return deletionPolicy;
+  }
+
+  public void setDeletionPolicy(DeletionPolicy deletionPolicy) {
+    this.deletionPolicy = deletionPolicy;
+  }
+}

@@ -1,0 +1,112 @@
+package dev.kafkamirror.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Size;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What the operator observed. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ClusterMirrorStatus {
+
+  @JsonPropertyDescription("The metadata.generation this status was computed from.")
+  private Long observedGeneration;
+
+  @JsonPropertyDescription("Conditions keyed by type: Ready, Mirroring, Stopped, Degraded.")
+  private List<Condition> conditions = new ArrayList<>();
+
+  @JsonPropertyDescription("The cluster id the source reported.")
+  private String sourceClusterId;
+
+  private PartitionCounts partitionCounts;
+
+  @JsonPropertyDescription("'stopped/total', for the printer column.")
+  private String stoppedOfTotal;
+
+  @JsonPropertyDescription("The largest lag of a partition, in records.")
+  private Long maxLagRecords;
+
+  @Size(max = 1000)
+  @JsonPropertyDescription(
+      "Per partition, at most 1,000 (the least advanced first when there are more).")
+  private List<PartitionStatus> partitions = new ArrayList<>();
+
+  @JsonPropertyDescription("When the stop began (RFC 3339).")
+  private String stopStartedAt;
+
+  @JsonPropertyDescription("When every partition was STOPPED (RFC 3339).")
+  private String stopFinishedAt;
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+
+  public String getSourceClusterId() {
+    return sourceClusterId;
+  }
+
+  public void setSourceClusterId(String sourceClusterId) {
+    this.sourceClusterId = sourceClusterId;
+  }
+
+  public PartitionCounts getPartitionCounts() {
+    return partitionCounts;
+  }
+
+  public void setPartitionCounts(PartitionCounts partitionCounts) {
+    this.partitionCounts = partitionCounts;
+  }
+
+  public String getStoppedOfTotal() {
+    return stoppedOfTotal;
+  }
+
+  public void setStoppedOfTotal(String stoppedOfTotal) {
+    this.stoppedOfTotal = stoppedOfTotal;
+  }
+
+  public Long getMaxLagRecords() {
+    return maxLagRecords;
+  }
+
+  public void setMaxLagRecords(Long maxLagRecords) {
+    this.maxLagRecords = maxLagRecords;
+  }
+
+  public List<PartitionStatus> getPartitions() {
+    return partitions;
+  }
+
+  public void setPartitions(List<PartitionStatus> partitions) {
+    this.partitions = partitions;
+  }
+
+  public String getStopStartedAt() {
+    return stopStartedAt;
+  }
+
+  public void setStopStartedAt(String stopStartedAt) {
+    this.stopStartedAt = stopStartedAt;
+  }
+
+  public String getStopFinishedAt() {
+    return stopFinishedAt;
+  }
+
+  public void setStopFinishedAt(String stopFinishedAt) {
+    this.stopFinishedAt = stopFinishedAt;
+  }
+}

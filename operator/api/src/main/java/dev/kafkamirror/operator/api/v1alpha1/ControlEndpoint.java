@@ -1,0 +1,42 @@
+package dev.kafkamirror.operator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Required;
+
+/**
+ * The plugin's control endpoint: on every destination broker, at the broker's advertised host and
+ * this port ({@code cluster.mirror.control.listener} in the broker's configuration).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class ControlEndpoint {
+
+  @Required
+  @Min(1)
+  @Max(65535)
+  @JsonPropertyDescription("The control endpoint's port on each broker.")
+  private Integer port;
+
+  @Required
+  @JsonPropertyDescription(
+      "A Secret key holding the shared secret the brokers require (at least 16 characters).")
+  private SecretKeyRef secretRef;
+
+  public Integer getPort() {
+    return port;
+  }
+
+  public void setPort(Integer port) {
+    this.port = port;
+  }
+
+  public SecretKeyRef getSecretRef() {
+    return secretRef;
+  }
+
+  public void setSecretRef(SecretKeyRef secretRef) {
+    this.secretRef = secretRef;
+  }
+}
