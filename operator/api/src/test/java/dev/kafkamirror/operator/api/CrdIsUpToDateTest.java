@@ -22,5 +22,13 @@ class CrdIsUpToDateTest {
             "crds/%s is stale; regenerate it with: ./mvnw -pl operator/api -am process-classes -Pupdate-crds",
             CRD_FILE)
         .isEqualTo(Files.readString(generated));
+    Path inChart =
+        Path.of(
+            System.getProperty("cmo.chart.dir", "../../charts/cluster-mirror-operator"),
+            "crds",
+            CRD_FILE);
+    assertThat(Files.readString(inChart))
+        .as("the Helm chart's copy of the CRD is stale; same command refreshes it")
+        .isEqualTo(Files.readString(generated));
   }
 }
