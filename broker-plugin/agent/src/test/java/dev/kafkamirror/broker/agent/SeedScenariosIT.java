@@ -122,10 +122,17 @@ class SeedScenariosIT {
 
       // Then stock C accepted the lower epoch with only a WARN and mixes both producers under one
       // id
+      // (The epoch in the log may be above what describeProducers reported on A: with transaction
+      // version 2
+      // the commit marker, written after commitTransaction returns, bumps it once more.)
       String warning = "Epoch of producer " + onA.producerId() + " at offset";
       assertThat(stockC.node(1).outputSinceStart())
-          .contains(warning)
-          .contains("is 0, which is < the last seen epoch " + onA.producerEpoch());
+          .containsPattern(
+              "Epoch of producer "
+                  + onA.producerId()
+                  + " at offset \\d+ in "
+                  + topic
+                  + "-0 is 0, which is < the last seen epoch [1-9]");
       // And the ruled C reset at B's barrier: no warning, and the id belongs to B's producer alone,
       // epoch 0
       assertThat(ruledC.node(1).outputSinceStart()).doesNotContain(warning);

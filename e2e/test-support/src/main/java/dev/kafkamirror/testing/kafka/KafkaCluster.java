@@ -259,6 +259,7 @@ public final class KafkaCluster implements AutoCloseable {
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+    props.putAll(config.clientProperties());
     return props;
   }
 

@@ -25,6 +25,7 @@ public record KafkaClusterConfig(
     Map<String, String> brokerProperties,
     List<String> perBrokerListenerProperties,
     Map<String, Short> features,
+    Map<String, String> clientProperties,
     List<String> jvmArgs,
     Path workDir,
     Duration startTimeout) {
@@ -37,6 +38,7 @@ public record KafkaClusterConfig(
     brokerProperties = Map.copyOf(brokerProperties);
     perBrokerListenerProperties = List.copyOf(perBrokerListenerProperties);
     features = Map.copyOf(features);
+    clientProperties = Map.copyOf(clientProperties);
     jvmArgs = List.copyOf(jvmArgs);
   }
 
@@ -56,6 +58,7 @@ public record KafkaClusterConfig(
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
     private final List<String> perBrokerListenerProperties = new java.util.ArrayList<>();
     private final Map<String, Short> features = new LinkedHashMap<>();
+    private final Map<String, String> clientProperties = new LinkedHashMap<>();
     private List<String> jvmArgs =
         List.of(
             "-Xms256m",
@@ -123,6 +126,15 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /**
+     * A property every client of the harness (its Admin, {@link KafkaCluster#clientProperties()})
+     * needs, such as SASL settings when the brokers' listener requires them.
+     */
+    public Builder clientProperty(String key, String value) {
+      clientProperties.put(key, value);
+      return this;
+    }
+
     public Builder jvmArgs(List<String> args) {
       this.jvmArgs = List.copyOf(args);
       return this;
@@ -149,6 +161,7 @@ public record KafkaClusterConfig(
           brokerProperties,
           perBrokerListenerProperties,
           features,
+          clientProperties,
           jvmArgs,
           workDir,
           startTimeout);

@@ -92,12 +92,30 @@ public final class PluginControlClient {
       String expectedSourceClusterId,
       String topic,
       int... partitions) {
+    return startMirroring(
+        mirrorName, sourceBootstrap, expectedSourceClusterId, Map.of(), topic, partitions);
+  }
+
+  /** Starts mirroring with client security properties for the source (SASL, TLS). */
+  public Response startMirroring(
+      String mirrorName,
+      String sourceBootstrap,
+      String expectedSourceClusterId,
+      Map<String, String> sourceProperties,
+      String topic,
+      int... partitions) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("mirrorName", mirrorName);
     Map<String, Object> source = new LinkedHashMap<>();
     source.put("bootstrapServers", sourceBootstrap);
     if (expectedSourceClusterId != null) {
       source.put("clusterId", expectedSourceClusterId);
+    }
+    if (!sourceProperties.isEmpty()) {
+      source.put("properties", sourceProperties);
+    }
+    if (!sourceProperties.isEmpty()) {
+      source.put("properties", sourceProperties);
     }
     body.put("source", source);
     body.put("partitions", partitions(topic, null, partitions));

@@ -82,6 +82,8 @@ final class MirrorFetcher extends Thread {
           break;
         }
         LOG.warn("mirror fetcher for source {}: {}", source.key(), t.toString());
+        String message = "source " + source.key() + ": " + t;
+        registry.entriesOf(source.key()).values().forEach(e -> e.error(message));
         metadataStale = true;
         try {
           Thread.sleep(ERROR_BACKOFF_MS);
