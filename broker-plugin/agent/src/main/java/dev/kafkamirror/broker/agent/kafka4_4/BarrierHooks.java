@@ -92,6 +92,12 @@ public final class BarrierHooks {
       if (METADATA_TOPIC.equals(tp.topic())) {
         return records;
       }
+      // Hot path: every produce and replication append passes here. Data batches are rejected by
+      // one header
+      // flag, with no allocation; only an append holding a control batch is looked at closely.
+      if (!KafkaBatches.containsControlBatch(records)) {
+        return records;
+      }
       List<BatchSummary> batches = KafkaBatches.summarize(records);
       if (batches.stream().noneMatch(BatchSummary::isBarrier)) {
         return records;

@@ -49,6 +49,15 @@ final class KafkaBatches {
     return out;
   }
 
+  static boolean containsControlBatch(Records records) {
+    for (RecordBatch batch : records.batches()) {
+      if (batch.isControlBatch()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static boolean containsBarrier(Records records) {
     for (RecordBatch batch : records.batches()) {
       if (isBarrier(batch)) {
