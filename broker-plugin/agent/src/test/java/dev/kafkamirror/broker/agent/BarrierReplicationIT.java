@@ -37,12 +37,6 @@ class BarrierReplicationIT {
     }
   }
 
-  private static PluginControlClient control(int brokerId) {
-    return new PluginControlClient(
-        cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
-        PluginControlClient.TEST_SECRET);
-  }
-
   @Test
   void everyFollowerResetsItsProducerStateWhenItReplicatesTheBarrier() throws Exception {
     // Given three idempotent producers have written to a partition at RF=3, in sync everywhere
@@ -63,7 +57,7 @@ class BarrierReplicationIT {
           .untilAsserted(
               () ->
                   assertThat(
-                          control(broker)
+                          MirrorOps.control(cluster, broker)
                               .describe(topic, 0)
                               .result(topic, 0)
                               .get("producerEntries")
@@ -72,7 +66,8 @@ class BarrierReplicationIT {
     }
 
     // When the leader writes a barrier with acks=all
-    JsonNode written = control(leader).barrier(topic, "cluster-A", 0).result(topic, 0);
+    JsonNode written =
+        MirrorOps.control(cluster, leader).barrier(topic, "cluster-A", 0).result(topic, 0);
     assertThat(written.has("error")).as(written.toString()).isFalse();
     long barrierOffset = written.get("barrierOffset").asLong();
 
@@ -82,7 +77,7 @@ class BarrierReplicationIT {
           .atMost(Duration.ofSeconds(30))
           .untilAsserted(
               () -> {
-                JsonNode d = control(broker).describe(topic, 0).result(topic, 0);
+                JsonNode d = MirrorOps.control(cluster, broker).describe(topic, 0).result(topic, 0);
                 assertThat(d.get("producerEntries").asInt())
                     .as("broker " + broker + ": " + d)
                     .isZero();
@@ -108,12 +103,16 @@ class BarrierReplicationIT {
         "{\"partitions\":[{\"topic\":\"refusals\",\"partition\":0,\"sourceClusterId\":\"A\"}]}";
 
     // No secret, a wrong secret: 401 and nothing written
-    assertThat(control(leader).postRaw("/v1/barrier", body, null).status()).isEqualTo(401);
-    assertThat(control(leader).postRaw("/v1/barrier", body, "wrong-secret-0123456789").status())
+    assertThat(MirrorOps.control(cluster, leader).postRaw("/v1/barrier", body, null).status())
+        .isEqualTo(401);
+    assertThat(
+            MirrorOps.control(cluster, leader)
+                .postRaw("/v1/barrier", body, "wrong-secret-0123456789")
+                .status())
         .isEqualTo(401);
     // A malformed body: 400 naming the field
     PluginControlClient.Response malformed =
-        control(leader)
+        MirrorOps.control(cluster, leader)
             .postRaw(
                 "/v1/barrier",
                 "{\"partitions\":[{\"topic\":\"refusals\"}]}",
@@ -122,7 +121,7 @@ class BarrierReplicationIT {
     assertThat(malformed.body().get("error").asText()).contains("partitions[0].partition");
     // A barrier without source: 400
     assertThat(
-            control(leader)
+            MirrorOps.control(cluster, leader)
                 .postRaw(
                     "/v1/barrier",
                     "{\"partitions\":[{\"topic\":\"refusals\",\"partition\":0}]}",
@@ -130,13 +129,19 @@ class BarrierReplicationIT {
                 .status())
         .isEqualTo(400);
     // The log is untouched by all of the above
-    assertThat(control(leader).describe(topic, 0).result(topic, 0).get("logEndOffset").asLong())
+    assertThat(
+            MirrorOps.control(cluster, leader)
+                .describe(topic, 0)
+                .result(topic, 0)
+                .get("logEndOffset")
+                .asLong())
         .isZero();
     // A barrier sent to a follower: a per-partition NOT_LEADER error
-    JsonNode onFollower = control(follower).barrier(topic, "A", 0).result(topic, 0);
+    JsonNode onFollower =
+        MirrorOps.control(cluster, follower).barrier(topic, "A", 0).result(topic, 0);
     assertThat(onFollower.get("error").get("code").asText()).isEqualTo("NOT_LEADER");
     // An unknown partition: UNKNOWN_PARTITION, next to a valid one in the same call
-    PluginControlClient.Response mixed = control(leader).describe(topic, 0, 7);
+    PluginControlClient.Response mixed = MirrorOps.control(cluster, leader).describe(topic, 0, 7);
     assertThat(mixed.result(topic, 7).get("error").get("code").asText())
         .isEqualTo("UNKNOWN_PARTITION");
     assertThat(mixed.result(topic, 0).get("role").asText()).isEqualTo("LEADER");

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.plugin.PluginControlClient;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -35,12 +34,6 @@ class MidFetchBarrierIT {
     }
   }
 
-  private static PluginControlClient control(int brokerId) {
-    return new PluginControlClient(
-        cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
-        PluginControlClient.TEST_SECRET);
-  }
-
   @Test
   void aBarrierInTheMiddleOfOneFetchIsAppliedInLogOrder() throws Exception {
     // Given a partition at RF=3 whose follower is stopped
@@ -56,11 +49,17 @@ class MidFetchBarrierIT {
     // And, while it is away: two producers, a barrier, then a third producer
     newProducerWrites(cluster.bootstrapServers(), topic, 5, 10);
     newProducerWrites(cluster.bootstrapServers(), topic, 5, 10);
-    JsonNode written = control(leader).barrier(topic, "cluster-A", 0).result(topic, 0);
+    JsonNode written =
+        MirrorOps.control(cluster, leader).barrier(topic, "cluster-A", 0).result(topic, 0);
     assertThat(written.has("error")).as(written.toString()).isFalse();
     long barrierOffset = written.get("barrierOffset").asLong();
     newProducerWrites(cluster.bootstrapServers(), topic, 5, 10);
-    assertThat(control(leader).describe(topic, 0).result(topic, 0).get("producerEntries").asInt())
+    assertThat(
+            MirrorOps.control(cluster, leader)
+                .describe(topic, 0)
+                .result(topic, 0)
+                .get("producerEntries")
+                .asInt())
         .isEqualTo(1);
 
     // When the follower comes back and catches up
@@ -70,10 +69,14 @@ class MidFetchBarrierIT {
     // Then it cut its first fetch after the barrier, reset there, and kept the later producer
     assertThat(cluster.node(follower).outputSinceStart())
         .contains("replicated append cut after the barrier");
-    JsonNode caughtUp = control(follower).describe(topic, 0).result(topic, 0);
+    JsonNode caughtUp = MirrorOps.control(cluster, follower).describe(topic, 0).result(topic, 0);
     assertThat(caughtUp.get("logEndOffset").asLong())
         .isEqualTo(
-            control(leader).describe(topic, 0).result(topic, 0).get("logEndOffset").asLong());
+            MirrorOps.control(cluster, leader)
+                .describe(topic, 0)
+                .result(topic, 0)
+                .get("logEndOffset")
+                .asLong());
     assertThat(caughtUp.get("producerEntries").asInt()).as(caughtUp.toString()).isEqualTo(1);
     assertThat(caughtUp.get("barrierResets"))
         .anySatisfy(

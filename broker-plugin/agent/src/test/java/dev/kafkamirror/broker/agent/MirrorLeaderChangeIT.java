@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
-import dev.kafkamirror.testing.plugin.PluginControlClient;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.IsolationLevel;
@@ -18,12 +17,6 @@ import org.junit.jupiter.api.Test;
  * Mirroring follows a leader change on the source and on the destination, at RF=3 on both sides.
  */
 class MirrorLeaderChangeIT {
-
-  private static PluginControlClient control(KafkaCluster cluster, int brokerId) {
-    return new PluginControlClient(
-        cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
-        PluginControlClient.TEST_SECRET);
-  }
 
   @Test
   void mirroringContinuesAcrossSourceAndDestinationLeaderChanges() throws Exception {
@@ -37,7 +30,7 @@ class MirrorLeaderChangeIT {
       b.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
       for (int broker : b.brokerIds()) {
         JsonNode started =
-            control(b, broker)
+            MirrorOps.control(b, broker)
                 .startMirroring("a-to-b", a.bootstrapServers(), a.clusterId(), topic, 0)
                 .result(topic, 0);
         assertThat(started.has("error")).as(started.toString()).isFalse();
@@ -70,7 +63,8 @@ class MirrorLeaderChangeIT {
       // in order
       awaitMirrored(a, b, tp);
       int newLeader = b.leaderOf(tp);
-      JsonNode mirror = control(b, newLeader).describe(topic, 0).result(topic, 0).get("mirror");
+      JsonNode mirror =
+          MirrorOps.control(b, newLeader).describe(topic, 0).result(topic, 0).get("mirror");
       assertThat(mirror.get("state").asText()).isEqualTo("MIRRORING");
       assertThat(
               TestClients.values(
@@ -100,7 +94,8 @@ class MirrorLeaderChangeIT {
         .untilAsserted(
             () -> {
               int leader = b.leaderOf(tp);
-              JsonNode d = control(b, leader).describe(tp.topic(), 0).result(tp.topic(), 0);
+              JsonNode d =
+                  MirrorOps.control(b, leader).describe(tp.topic(), 0).result(tp.topic(), 0);
               assertThat(d.get("highWatermark").asLong()).as(d.toString()).isEqualTo(end);
             });
   }

@@ -22,9 +22,15 @@ final class MirrorOps {
 
   private MirrorOps() {}
 
+  /** The control endpoint of the cluster's first broker. */
   static PluginControlClient control(KafkaCluster cluster) {
+    return control(cluster, cluster.brokerIds().get(0));
+  }
+
+  /** The control endpoint of one broker. */
+  static PluginControlClient control(KafkaCluster cluster, int brokerId) {
     return new PluginControlClient(
-        cluster.listenerOf(cluster.brokerIds().get(0), PluginControlClient.LISTENER_PROPERTY),
+        cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
         PluginControlClient.TEST_SECRET);
   }
 

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.plugin.PluginControlClient;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -22,12 +21,6 @@ import org.junit.jupiter.api.Test;
  * before it come back; truncated above it, they stay gone.
  */
 class TruncationAroundTheBarrierIT {
-
-  private static PluginControlClient control(KafkaCluster cluster, int brokerId) {
-    return new PluginControlClient(
-        cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
-        PluginControlClient.TEST_SECRET);
-  }
 
   @Test
   void truncationBelowTheBarrierRestoresEarlierProducersAndAboveKeepsThemGone() throws Exception {
@@ -68,7 +61,7 @@ class TruncationAroundTheBarrierIT {
       await().atMost(Duration.ofSeconds(60)).until(() -> !cluster.isrOf(tp).contains(follower));
     }
     long barrierOffset =
-        control(cluster, leader)
+        MirrorOps.control(cluster, leader)
             .barrier(topic, "cluster-A", 0)
             .result(topic, 0)
             .get("barrierOffset")
@@ -78,7 +71,7 @@ class TruncationAroundTheBarrierIT {
           .atMost(Duration.ofSeconds(30))
           .until(
               () ->
-                  control(cluster, follower)
+                  MirrorOps.control(cluster, follower)
                           .describe(topic, 0)
                           .result(topic, 0)
                           .get("logEndOffset")
@@ -89,7 +82,11 @@ class TruncationAroundTheBarrierIT {
     }
     newProducerWrites(cluster.bootstrapServers(), topic, 3, 10);
     long leaderEnd =
-        control(cluster, leader).describe(topic, 0).result(topic, 0).get("logEndOffset").asLong();
+        MirrorOps.control(cluster, leader)
+            .describe(topic, 0)
+            .result(topic, 0)
+            .get("logEndOffset")
+            .asLong();
 
     cluster.stopBroker(leader);
     cluster.restartBroker(follower);
@@ -112,7 +109,11 @@ class TruncationAroundTheBarrierIT {
               });
     }
     long newLeaderEnd =
-        control(cluster, follower).describe(topic, 0).result(topic, 0).get("logEndOffset").asLong();
+        MirrorOps.control(cluster, follower)
+            .describe(topic, 0)
+            .result(topic, 0)
+            .get("logEndOffset")
+            .asLong();
     assertThat(newLeaderEnd).isLessThan(leaderEnd);
 
     cluster.restartBroker(leader);
@@ -121,12 +122,12 @@ class TruncationAroundTheBarrierIT {
         .untilAsserted(
             () ->
                 assertThat(
-                        control(cluster, leader)
+                        MirrorOps.control(cluster, leader)
                             .describe(topic, 0)
                             .result(topic, 0)
                             .get("logEndOffset")
                             .asLong())
                     .isEqualTo(newLeaderEnd));
-    return control(cluster, leader).describe(topic, 0).result(topic, 0);
+    return MirrorOps.control(cluster, leader).describe(topic, 0).result(topic, 0);
   }
 }

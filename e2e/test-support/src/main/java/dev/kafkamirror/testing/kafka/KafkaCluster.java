@@ -274,12 +274,23 @@ public final class KafkaCluster implements AutoCloseable {
           .get(30, TimeUnit.SECONDS);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (System.nanoTime() < deadline) {
-        TopicDescription description =
-            admin
-                .describeTopics(List.of(topic))
-                .allTopicNames()
-                .get(30, TimeUnit.SECONDS)
-                .get(topic);
+        TopicDescription description;
+        try {
+          description =
+              admin
+                  .describeTopics(List.of(topic))
+                  .allTopicNames()
+                  .get(30, TimeUnit.SECONDS)
+                  .get(topic);
+        } catch (ExecutionException e) {
+          if (e.getCause()
+              instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+            // The broker answering has not seen the new topic's metadata yet.
+            Thread.sleep(100);
+            continue;
+          }
+          throw e;
+        }
         boolean allLed =
             description.partitions().stream()
                 .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
