@@ -45,6 +45,31 @@ public final class ClusterMirrorAgent {
     }
   }
 
+  /**
+   * Reloads this broker's mirror registrations (after the transformations are installed, so that no
+   * Kafka class loads untransformed), so that its mirror partitions stay read-only across a
+   * restart.
+   */
+  private static void restoreMirrorRegistry(PluginConfig config) {
+    String dirs = config.raw().getOrDefault("log.dirs", config.raw().get("log.dir"));
+    if (dirs == null || dirs.isBlank()) {
+      LOG.warn(
+          "cluster mirror agent: no log.dirs in the broker config; mirror registrations are not persisted");
+      return;
+    }
+    java.nio.file.Path first = java.nio.file.Path.of(dirs.split(",")[0].trim());
+    try {
+      int restored =
+          dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry.instance().restoreFrom(first);
+      LOG.info(
+          "cluster mirror agent: restored {} mirror partition registrations from {}",
+          restored,
+          first);
+    } catch (RuntimeException e) {
+      LOG.error("cluster mirror agent: cannot restore mirror registrations from {}", first, e);
+    }
+  }
+
   static void install(String agentArgs, Instrumentation instrumentation) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
     SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
@@ -108,6 +133,7 @@ public final class ClusterMirrorAgent {
         config.barrierRuleEnabled()
             ? "ENABLED"
             : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
+    restoreMirrorRegistry(config);
     config
         .controlListener()
         .ifPresent(

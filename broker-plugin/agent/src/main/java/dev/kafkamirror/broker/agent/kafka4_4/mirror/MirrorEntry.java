@@ -21,6 +21,7 @@ public final class MirrorEntry {
   private volatile long sourceLogStartOffset = -1L;
   private volatile String lastError;
   private volatile long batchesAppended;
+  private volatile Map<String, String> persistableClientProperties = Map.of();
 
   MirrorEntry(String mirrorName, String sourceKey, MirrorState state) {
     this.mirrorName = mirrorName;
@@ -51,6 +52,17 @@ public final class MirrorEntry {
 
   void sourceClusterId(String id) {
     this.sourceClusterId = id;
+  }
+
+  /**
+   * The source's client properties without secrets, as written to the broker-local registry file.
+   */
+  Map<String, String> persistableClientProperties() {
+    return persistableClientProperties;
+  }
+
+  void persistableClientProperties(Map<String, String> props) {
+    this.persistableClientProperties = Map.copyOf(props);
   }
 
   /** The cluster id the source must report, or null to accept any. */

@@ -249,6 +249,10 @@ final class MirrorFetcher extends Thread {
     return progressed;
   }
 
+  java.util.Properties clientProperties() {
+    return source.clientProperties();
+  }
+
   /** Partitions for a describe, for tests. */
   List<TopicPartition> partitions() {
     return new ArrayList<>(registry.entriesOf(source.key()).keySet());

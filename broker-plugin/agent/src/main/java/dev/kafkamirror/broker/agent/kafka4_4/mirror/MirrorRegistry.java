@@ -24,6 +24,47 @@ public final class MirrorRegistry {
 
   private final Map<TopicPartition, MirrorEntry> entries = new ConcurrentHashMap<>();
   private final Map<String, MirrorFetcher> fetchers = new ConcurrentHashMap<>();
+  private MirrorRegistryFile file;
+
+  /**
+   * Loads the broker-local registry file from {@code logDir} and persists every later change there.
+   * Entries come back in their state (so a mirror stays read-only); fetchers restart for MIRRORING
+   * entries with the non-secret client properties that were kept.
+   *
+   * @return how many partitions were restored
+   */
+  public synchronized int restoreFrom(java.nio.file.Path logDir) {
+    file = new MirrorRegistryFile(logDir);
+    int restored = 0;
+    for (MirrorRegistryFile.Row row : file.read()) {
+      TopicPartition tp = new TopicPartition(row.topic(), row.partition());
+      MirrorEntry entry =
+          new MirrorEntry(row.mirrorName(), row.mirrorName(), MirrorState.valueOf(row.state()));
+      entry.expectedSourceClusterId(row.expectedSourceClusterId());
+      entry.persistableClientProperties(row.clientProperties());
+      entry.error("restored after a broker restart from " + file.path());
+      entries.put(tp, entry);
+      if (entry.state() == MirrorState.MIRRORING
+          && row.clientProperties().containsKey("bootstrap.servers")) {
+        ensureFetcher(row.mirrorName(), MirrorRegistryFile.toProperties(row.clientProperties()));
+      }
+      restored++;
+    }
+    return restored;
+  }
+
+  private void persist() {
+    if (file != null) {
+      file.write(MirrorRegistryFile.rows(entriesSorted()));
+    }
+  }
+
+  private Map<TopicPartition, MirrorEntry> entriesSorted() {
+    Map<TopicPartition, MirrorEntry> sorted =
+        new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+    sorted.putAll(entries);
+    return sorted;
+  }
 
   public static MirrorRegistry instance() {
     return INSTANCE;
@@ -76,15 +117,33 @@ public final class MirrorRegistry {
             tp + " is stopping (mirror " + mirrorName + "); it cannot resume");
       }
       existing.expectedSourceClusterId(expectedClusterId);
+      existing.persistableClientProperties(
+          MirrorRegistryFile.withoutSecrets(sourceClientProperties));
       existing.state(MirrorState.MIRRORING);
-      ensureFetcher(mirrorName, sourceClientProperties);
+      restartFetcher(mirrorName, sourceClientProperties);
+      persist();
       return existing;
     }
     MirrorEntry entry = new MirrorEntry(mirrorName, mirrorName, MirrorState.MIRRORING);
     entry.expectedSourceClusterId(expectedClusterId);
+    entry.persistableClientProperties(MirrorRegistryFile.withoutSecrets(sourceClientProperties));
     entries.put(tp, entry);
-    ensureFetcher(mirrorName, sourceClientProperties);
+    persist();
+    restartFetcher(mirrorName, sourceClientProperties);
     return entry;
+  }
+
+  /**
+   * Replaces the source's fetcher when the registration brings client properties it was not started
+   * with.
+   */
+  private void restartFetcher(String key, Properties props) {
+    MirrorFetcher running = fetchers.get(key);
+    if (running != null && !running.clientProperties().equals(props)) {
+      running.shutdown();
+      fetchers.remove(key);
+    }
+    ensureFetcher(key, props);
   }
 
   private void ensureFetcher(String key, Properties props) {
@@ -120,8 +179,11 @@ public final class MirrorRegistry {
                 + from);
       }
       entry.state(to);
-      return entry;
     }
+    synchronized (this) {
+      persist();
+    }
+    return entry;
   }
 
   /** For describe: the mirror fields of a partition. */
