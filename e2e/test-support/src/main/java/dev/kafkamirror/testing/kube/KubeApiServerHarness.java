@@ -200,6 +200,34 @@ public final class KubeApiServerHarness implements AutoCloseable {
         .build();
   }
 
+  /**
+   * Creates a CustomResourceDefinition from YAML and waits, at most 30 s, until the API server
+   * reports it Established, so that resources of its kind can be created right away.
+   */
+  public static void installCrd(KubernetesClient client, java.io.InputStream yaml) {
+    io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition crd =
+        client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
+    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+    String name = crd.getMetadata().getName();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      var stored = client.apiextensions().v1().customResourceDefinitions().withName(name).get();
+      if (stored != null
+          && stored.getStatus() != null
+          && stored.getStatus().getConditions().stream()
+              .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()))) {
+        return;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for CRD " + name, e);
+      }
+    }
+    throw new IllegalStateException("CRD " + name + " was not Established within 30 s");
+  }
+
   /** The kubectl binary built with the API server. */
   public static Path kubectl() {
     return binaryDir().resolve("kubectl");

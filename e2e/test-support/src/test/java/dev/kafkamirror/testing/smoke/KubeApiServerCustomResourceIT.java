@@ -8,7 +8,6 @@ import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
@@ -102,29 +101,8 @@ class KubeApiServerCustomResourceIT {
         .anySatisfy(cmd -> assertThat(cmd).endsWith("/etcd"));
     assertThat(client.getKubernetesVersion().getGitVersion())
         .isEqualTo("v" + KubeApiServerHarness.kubernetesVersion());
-    CustomResourceDefinition crd =
-        client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .load(new ByteArrayInputStream(CRD_YAML.getBytes(StandardCharsets.UTF_8)))
-            .item();
-    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                client
-                    .apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName(crd.getMetadata().getName())
-                    .get()
-                    .getStatus()
-                    .getConditions()
-                    .stream()
-                    .anyMatch(
-                        c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())));
+    KubeApiServerHarness.installCrd(
+        client, new ByteArrayInputStream(CRD_YAML.getBytes(StandardCharsets.UTF_8)));
     String namespace = "smoke-c";
     client
         .namespaces()

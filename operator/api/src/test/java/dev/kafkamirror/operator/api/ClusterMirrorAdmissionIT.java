@@ -2,20 +2,17 @@ package dev.kafkamirror.operator.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
@@ -66,26 +63,8 @@ class ClusterMirrorAdmissionIT {
     Path crd =
         Path.of(System.getProperty("cmo.crds.dir", "../../crds"), CrdIsUpToDateTest.CRD_FILE);
     try (InputStream in = Files.newInputStream(crd)) {
-      CustomResourceDefinition definition =
-          client.apiextensions().v1().customResourceDefinitions().load(in).item();
-      client.apiextensions().v1().customResourceDefinitions().resource(definition).create();
+      KubeApiServerHarness.installCrd(client, in);
     }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(
-            () ->
-                client
-                    .apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName("clustermirrors.kafkamirror.dev")
-                    .get()
-                    .getStatus()
-                    .getConditions()
-                    .stream()
-                    .anyMatch(
-                        c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())));
     client
         .namespaces()
         .resource(
