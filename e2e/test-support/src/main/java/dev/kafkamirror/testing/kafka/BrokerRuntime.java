@@ -72,6 +72,24 @@ final class BrokerRuntime {
     return String.join(":", entries);
   }
 
+  /**
+   * Writes {@code classpath} as a java argument file ({@code java @file}), so that command lines
+   * stay short enough for ps and /proc readers to show the main class.
+   */
+  static Path writeClasspathArgFile(Path argFile, String classpath) {
+    try {
+      Files.writeString(argFile, "-cp \"" + classpath + "\"\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + argFile, e);
+    }
+    return argFile;
+  }
+
+  /** The java executable of the JVM running the tests, for the JVMs they start. */
+  static String javaExecutable() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
   private static String codeSourceOf(URL classUrl, String className) {
     String url = classUrl.toString();
     String classPath = className.replace('.', '/') + ".class";

@@ -387,14 +387,12 @@ public final class KafkaCluster implements AutoCloseable {
   /** Stops every node: brokers first with a controlled shutdown, then the controller. */
   @Override
   public void close() {
-    List<KafkaNode> brokersFirst = new ArrayList<>(nodes.values());
-    brokersFirst.sort((a, b) -> Boolean.compare(a.role().isController(), b.role().isController()));
     // A broker shutting down needs the controller, so stop brokers in parallel while it is still
-    // up.
+    // up, then the controller.
     runInParallel(
-        brokersFirst.stream().filter(n -> n.role() == KafkaNodeRole.BROKER).toList(),
+        nodes.values().stream().filter(n -> n.role() == KafkaNodeRole.BROKER).toList(),
         KafkaNode::stop);
-    brokersFirst.stream().filter(n -> n.role() != KafkaNodeRole.BROKER).forEach(KafkaNode::stop);
+    nodes.values().stream().filter(n -> n.role() != KafkaNodeRole.BROKER).forEach(KafkaNode::stop);
     nodes.values().forEach(KafkaNode::kill);
   }
 }

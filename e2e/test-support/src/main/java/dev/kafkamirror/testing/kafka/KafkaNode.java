@@ -176,7 +176,7 @@ public final class KafkaNode {
   /** Formats the storage directory for {@code clusterId} with Kafka's own StorageTool. */
   void format(String classpath, String clusterId, Map<String, Short> features, Duration timeout) {
     List<String> command = new ArrayList<>();
-    command.add(javaExecutable());
+    command.add(BrokerRuntime.javaExecutable());
     command.add("-Xmx256m");
     command.add("-Dcmo.parent.pid=" + ProcessHandle.current().pid());
     command.add("-Dlog4j2.configurationFile=" + nodeDir.resolve("log4j2.properties"));
@@ -234,7 +234,7 @@ public final class KafkaNode {
       throw new IllegalStateException(describe() + " is already running as pid " + process.pid());
     }
     List<String> command = new ArrayList<>();
-    command.add(javaExecutable());
+    command.add(BrokerRuntime.javaExecutable());
     command.addAll(jvmArgs);
     command.add("-Dlog4j2.configurationFile=" + nodeDir.resolve("log4j2.properties"));
     command.add("-Dcmo.parent.pid=" + ProcessHandle.current().pid());
@@ -331,21 +331,11 @@ public final class KafkaNode {
   }
 
   private Path classpathArgFile(String classpath) {
-    Path argFile = nodeDir.resolve("classpath.args");
-    try {
-      Files.writeString(argFile, "-cp \"" + classpath + "\"\n", StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write " + argFile, e);
-    }
-    return argFile;
+    return BrokerRuntime.writeClasspathArgFile(nodeDir.resolve("classpath.args"), classpath);
   }
 
   String describe() {
     return "Kafka node " + nodeId + " (" + role + ") of cluster " + clusterName;
-  }
-
-  private static String javaExecutable() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   private static String tail(String text, int chars) {

@@ -3,7 +3,6 @@ package dev.kafkamirror.testing.kafka;
 import dev.kafkamirror.testing.process.Commands;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,9 +29,9 @@ public final class KafkaTools {
     try {
       Path argFile = Files.createTempFile("cmo-tool-classpath-", ".args");
       try {
-        Files.writeString(argFile, "-cp \"" + classpath + "\"\n", StandardCharsets.UTF_8);
+        BrokerRuntime.writeClasspathArgFile(argFile, classpath.toString());
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(BrokerRuntime.javaExecutable());
         command.add("-Xmx256m");
         command.add("@" + argFile);
         command.add(mainClass);
