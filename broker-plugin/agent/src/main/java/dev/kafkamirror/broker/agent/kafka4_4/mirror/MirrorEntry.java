@@ -12,7 +12,6 @@ import java.util.Map;
 public final class MirrorEntry {
 
   private final String mirrorName;
-  private final String sourceKey;
   private volatile MirrorState state;
   private volatile String sourceClusterId;
   private volatile String expectedSourceClusterId;
@@ -23,18 +22,13 @@ public final class MirrorEntry {
   private volatile long batchesAppended;
   private volatile Map<String, String> persistableClientProperties = Map.of();
 
-  MirrorEntry(String mirrorName, String sourceKey, MirrorState state) {
+  MirrorEntry(String mirrorName, MirrorState state) {
     this.mirrorName = mirrorName;
-    this.sourceKey = sourceKey;
     this.state = state;
   }
 
   public String mirrorName() {
     return mirrorName;
-  }
-
-  String sourceKey() {
-    return sourceKey;
   }
 
   public MirrorState state() {

@@ -1,7 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
 import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -251,10 +250,5 @@ final class MirrorFetcher extends Thread {
 
   java.util.Properties clientProperties() {
     return source.clientProperties();
-  }
-
-  /** Partitions for a describe, for tests. */
-  List<TopicPartition> partitions() {
-    return new ArrayList<>(registry.entriesOf(source.key()).keySet());
   }
 }

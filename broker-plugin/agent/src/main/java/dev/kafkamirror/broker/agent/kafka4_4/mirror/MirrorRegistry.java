@@ -38,8 +38,7 @@ public final class MirrorRegistry {
     int restored = 0;
     for (MirrorRegistryFile.Row row : file.read()) {
       TopicPartition tp = new TopicPartition(row.topic(), row.partition());
-      MirrorEntry entry =
-          new MirrorEntry(row.mirrorName(), row.mirrorName(), MirrorState.valueOf(row.state()));
+      MirrorEntry entry = new MirrorEntry(row.mirrorName(), MirrorState.valueOf(row.state()));
       entry.expectedSourceClusterId(row.expectedSourceClusterId());
       entry.persistableClientProperties(row.clientProperties());
       entry.error("restored after a broker restart from " + file.path());
@@ -75,12 +74,12 @@ public final class MirrorRegistry {
     return Optional.ofNullable(entries.get(tp));
   }
 
-  Map<TopicPartition, MirrorEntry> entriesOf(String sourceKey) {
+  Map<TopicPartition, MirrorEntry> entriesOf(String mirrorName) {
     Map<TopicPartition, MirrorEntry> out =
         new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
     entries.forEach(
         (tp, e) -> {
-          if (e.sourceKey().equals(sourceKey)) {
+          if (e.mirrorName().equals(mirrorName)) {
             out.put(tp, e);
           }
         });
@@ -88,9 +87,9 @@ public final class MirrorRegistry {
   }
 
   /**
-   * Registers {@code tp} as MIRRORING from the source named by {@code sourceKey} (its mirror name)
-   * and makes sure a fetcher runs for that source. Idempotent: a partition already mirroring from
-   * the same source stays as it is.
+   * Registers {@code tp} as MIRRORING from the source of mirror {@code mirrorName} and makes sure a
+   * fetcher runs for that source. Idempotent: a partition already mirroring from the same source
+   * stays as it is.
    *
    * @throws IllegalStateException when the partition mirrors another source, or was made writable
    */
@@ -124,7 +123,7 @@ public final class MirrorRegistry {
       persist();
       return existing;
     }
-    MirrorEntry entry = new MirrorEntry(mirrorName, mirrorName, MirrorState.MIRRORING);
+    MirrorEntry entry = new MirrorEntry(mirrorName, MirrorState.MIRRORING);
     entry.expectedSourceClusterId(expectedClusterId);
     entry.persistableClientProperties(MirrorRegistryFile.withoutSecrets(sourceClientProperties));
     entries.put(tp, entry);
