@@ -32,6 +32,10 @@ public class ClusterMirrorStatus {
       "Per partition, at most 1,000 (the least advanced first when there are more).")
   private List<PartitionStatus> partitions = new ArrayList<>();
 
+  @JsonPropertyDescription(
+      "AfterCatchUp only: when the operator began waiting for zero lag (RFC 3339).")
+  private String catchUpStartedAt;
+
   @JsonPropertyDescription("When the stop began (RFC 3339).")
   private String stopStartedAt;
 
@@ -92,6 +96,14 @@ public class ClusterMirrorStatus {
 
   public void setPartitions(List<PartitionStatus> partitions) {
     this.partitions = partitions;
+  }
+
+  public String getCatchUpStartedAt() {
+    return catchUpStartedAt;
+  }
+
+  public void setCatchUpStartedAt(String catchUpStartedAt) {
+    this.catchUpStartedAt = catchUpStartedAt;
   }
 
   public String getStopStartedAt() {

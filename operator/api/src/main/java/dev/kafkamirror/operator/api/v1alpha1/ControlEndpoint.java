@@ -5,6 +5,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import java.util.List;
 
 /**
  * The plugin's control endpoint: on every destination broker, at the broker's advertised host and
@@ -23,6 +26,23 @@ public class ControlEndpoint {
   @JsonPropertyDescription(
       "A Secret key holding the shared secret the brokers require (at least 16 characters).")
   private SecretKeyRef secretRef;
+
+  @Size(max = 100)
+  @ValidationRule(
+      value = "self.all(a, self.exists_one(b, b.brokerId == a.brokerId))",
+      message = "spec.destination.control.brokerEndpoints: each brokerId may appear only once")
+  @JsonPropertyDescription(
+      "Per-broker overrides of where the control endpoint listens (brokerId and host:port); brokers not"
+          + " listed are reached at their advertised host and port.")
+  private List<BrokerControlEndpoint> brokerEndpoints;
+
+  public List<BrokerControlEndpoint> getBrokerEndpoints() {
+    return brokerEndpoints;
+  }
+
+  public void setBrokerEndpoints(List<BrokerControlEndpoint> brokerEndpoints) {
+    this.brokerEndpoints = brokerEndpoints;
+  }
 
   public Integer getPort() {
     return port;

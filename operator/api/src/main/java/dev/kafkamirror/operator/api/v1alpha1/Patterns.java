@@ -8,6 +8,10 @@ final class Patterns {
       "^((\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5})"
           + "(,(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5})*$";
 
+  /** One host:port: a DNS name, IPv4, or bracketed IPv6. */
+  static final String HOST_PORT =
+      "^(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5}$";
+
   /** A Kafka cluster id: a UUID in URL-safe base64 without padding. */
   static final String KAFKA_CLUSTER_ID = "^[A-Za-z0-9_-]{22}$";
 

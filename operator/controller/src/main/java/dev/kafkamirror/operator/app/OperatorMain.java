@@ -1,0 +1,157 @@
+package dev.kafkamirror.operator.app;
+
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.control.ControlClient;
+import dev.kafkamirror.operator.reconciler.ClusterMirrorReconciler;
+import dev.kafkamirror.operator.reconciler.EventRecorder;
+import dev.kafkamirror.operator.reconciler.MirrorDriver;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator process: reads its configuration from the environment, starts the JOSDK operator
+ * (with Lease leader election when CMO_LEASE_NAMESPACE is set), the health and metrics endpoints,
+ * and stops everything on SIGTERM.
+ *
+ * <p>Lifecycle: {@link #start} returns a running instance; {@link #close} stops it. {@link #main}
+ * runs one until the JVM exits.
+ */
+public final class OperatorMain implements AutoCloseable {
+
+  private final Operator operator;
+  private final ClusterMirrorReconciler reconciler;
+  private final HttpEndpoints endpoints;
+  private final ExecutorService executor;
+
+  private OperatorMain(
+      Operator operator,
+      ClusterMirrorReconciler reconciler,
+      HttpEndpoints endpoints,
+      ExecutorService executor) {
+    this.operator = operator;
+    this.reconciler = reconciler;
+    this.endpoints = endpoints;
+    this.executor = executor;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> env = System.getenv();
+    // slf4j-simple reads its level once, before the first logger exists.
+    System.setProperty(
+        "org.slf4j.simpleLogger.defaultLogLevel", env.getOrDefault("CMO_LOG_LEVEL", "info"));
+    System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
+    System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+    OperatorConfig config = OperatorConfig.fromEnvironment(env);
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    OperatorMain main = start(config, client, Clock.systemUTC());
+    Runtime.getRuntime().addShutdownHook(new Thread(main::close, "cmo-shutdown"));
+    Thread.currentThread().join();
+  }
+
+  /** Starts an operator on {@code client}; the caller closes the returned instance. */
+  public static OperatorMain start(OperatorConfig config, KubernetesClient client, Clock clock)
+      throws IOException {
+    Logger log = LoggerFactory.getLogger(OperatorMain.class);
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    ClusterMirrorMetrics metrics = new ClusterMirrorMetrics(registry);
+    ExecutorService executor = Executors.newFixedThreadPool(16, daemonThreads());
+    ClusterMirrorReconciler reconciler =
+        new ClusterMirrorReconciler(
+            client,
+            new MirrorDriver(
+                new ControlClient(config.controlConnectTimeoutMs(), config.controlStepTimeoutMs()),
+                executor),
+            new EventRecorder(client, clock, config.identity()),
+            metrics,
+            clock,
+            config.reconciler());
+    Operator operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client).withCloseClientOnStop(true);
+              if (config.leaseNamespace() != null) {
+                o.withLeaderElectionConfiguration(
+                    new LeaderElectionConfiguration(
+                        config.leaseName(), config.leaseNamespace(), config.identity()));
+              }
+            });
+    operator.register(
+        reconciler,
+        o -> {
+          if (config.watchNamespaces().isEmpty()) {
+            o.watchingAllNamespaces();
+          } else {
+            o.settingNamespaces(config.watchNamespaces());
+          }
+        });
+    HttpEndpoints endpoints =
+        new HttpEndpoints(
+            config.healthPort(),
+            config.metricsPort(),
+            () -> operator.getRuntimeInfo().isStarted(),
+            () ->
+                operator.getRuntimeInfo().isStarted()
+                    && operator.getRuntimeInfo().allEventSourcesAreHealthy(),
+            registry);
+    operator.start();
+    log.info(
+        "cluster-mirror-operator started: identity={} watchNamespaces={} leaseNamespace={}"
+            + " healthPort={} metricsPort={} kind={}",
+        config.identity(),
+        config.watchNamespaces().isEmpty() ? "all" : config.watchNamespaces(),
+        config.leaseNamespace(),
+        endpoints.healthPort(),
+        endpoints.metricsPort(),
+        ClusterMirror.class.getSimpleName());
+    return new OperatorMain(operator, reconciler, endpoints, executor);
+  }
+
+  public int healthPort() {
+    return endpoints.healthPort();
+  }
+
+  public int metricsPort() {
+    return endpoints.metricsPort();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemonThreads() {
+    return r -> {
+      Thread t = new Thread(r, "cmo-control");
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  @Override
+  public void close() {
+    try {
+      operator.stop();
+    } finally {
+      reconciler.close();
+      endpoints.close();
+      executor.shutdownNow();
+      try {
+        executor.awaitTermination(
+            Duration.ofSeconds(5).toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

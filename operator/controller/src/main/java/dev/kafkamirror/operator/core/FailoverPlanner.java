@@ -1,0 +1,343 @@
+package dev.kafkamirror.operator.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Decides, from what the destination's plugin described and what the spec asks, the next call for
+ * every partition. Pure: no I/O, no clock (elapsed times come in as arguments), so that every rule
+ * is unit-tested.
+ *
+ * <p>Rules:
+ *
+ * <ul>
+ *   <li>Partitions are independent: each gets the next step of its own stop, whatever the others'.
+ *   <li>Nothing is touched when the destination's data names another source cluster, or the
+ *       partition is registered under another mirror: those are refusals.
+ *   <li>A stop follows the durable step the leader reports, so it resumes from any point after an
+ *       operator crash, a broker restart or a leader move: FETCHERS_REMOVED → truncate, TRUNCATING
+ *       → truncate again, TRUNCATED → persist offsets, OFFSETS_PERSISTED → barrier, BARRIER_WRITTEN
+ *       → make writable; STOPPED with a barrier offset and a STOPPED mirror is done.
+ *   <li>An Immediate stop never looks at the source (lag, reachability). An AfterCatchUp stop
+ *       begins only when every partition's lag is zero, and past the timeout reports instead.
+ *   <li>Stopped is final: a stopping or stopped partition is never started or resumed again.
+ * </ul>
+ */
+public final class FailoverPlanner {
+
+  private FailoverPlanner() {}
+
+  /**
+   * Plans one round.
+   *
+   * @param catchUpElapsedMs for AfterCatchUp, how long the operator has waited for zero lag; null
+   *     when it has not started waiting
+   * @param catchUpTimeoutMs the AfterCatchUp limit
+   */
+  public static FailoverPlan plan(
+      MirrorIntent intent,
+      List<PartitionObservation> observations,
+      Long catchUpElapsedMs,
+      long catchUpTimeoutMs) {
+    List<PartitionObservation> sorted =
+        observations.stream().sorted((a, b) -> a.key().compareTo(b.key())).toList();
+    List<String> refusals = refusals(intent, sorted);
+    if (!refusals.isEmpty()) {
+      List<PartitionDecision> none = new ArrayList<>();
+      for (PartitionObservation o : sorted) {
+        none.add(
+            new PartitionDecision(
+                o.key(), Action.NONE, phaseOf(o), stepOf(o), "refused: see Degraded condition"));
+      }
+      return new FailoverPlan(none, refusals, FailoverPlan.CatchUp.NOT_APPLICABLE);
+    }
+    FailoverPlan.CatchUp catchUp = FailoverPlan.CatchUp.NOT_APPLICABLE;
+    if (intent.target() == MirrorIntent.Target.STOPPED
+        && intent.afterCatchUp()
+        && sorted.stream().noneMatch(FailoverPlanner::stopBegun)) {
+      catchUp = catchUpState(sorted, catchUpElapsedMs, catchUpTimeoutMs);
+      if (catchUp != FailoverPlan.CatchUp.CAUGHT_UP) {
+        List<PartitionDecision> waiting = new ArrayList<>();
+        for (PartitionObservation o : sorted) {
+          Long lag = lagOf(o);
+          String message =
+              lag != null && lag == 0
+                  ? null
+                  : "lag "
+                      + (lag == null ? "unknown" : lag + " records")
+                      + (catchUp == FailoverPlan.CatchUp.TIMED_OUT
+                          ? " after the catch-up timeout of "
+                              + catchUpTimeoutMs
+                              + " ms; not stopped"
+                          : "; waiting for zero lag before stopping");
+          waiting.add(
+              new PartitionDecision(
+                  o.key(),
+                  catchUp == FailoverPlan.CatchUp.TIMED_OUT ? Action.NONE : Action.WAIT,
+                  phaseOf(o),
+                  stepOf(o),
+                  message));
+        }
+        return new FailoverPlan(waiting, List.of(), catchUp);
+      }
+    }
+    List<PartitionDecision> decisions = new ArrayList<>();
+    for (PartitionObservation o : sorted) {
+      decisions.add(decide(intent, o));
+    }
+    return new FailoverPlan(decisions, List.of(), catchUp);
+  }
+
+  /** The next step of one partition. */
+  static PartitionDecision decide(MirrorIntent intent, PartitionObservation o) {
+    PartitionKey key = o.key();
+    if (o.described() == null) {
+      String message =
+          o.errorMessage() != null
+              ? o.errorMessage()
+              : "partition " + key + " has no leader in the destination's metadata";
+      return new PartitionDecision(key, Action.WAIT, PartitionPhase.UNKNOWN, null, message);
+    }
+    PartitionPhase phase = phaseOf(o);
+    String step = stepOf(o);
+    return switch (intent.target()) {
+      case MIRRORING ->
+          switch (phase) {
+            case NOT_MIRRORED ->
+                new PartitionDecision(key, Action.START_MIRRORING, phase, null, null);
+            case PAUSED -> new PartitionDecision(key, Action.RESUME, phase, null, null);
+            case MIRRORING -> new PartitionDecision(key, Action.NONE, phase, null, null);
+            default -> finalState(key, step, phase, "Mirroring");
+          };
+      case PAUSED ->
+          switch (phase) {
+            case NOT_MIRRORED ->
+                new PartitionDecision(key, Action.START_MIRRORING, phase, null, null);
+            case MIRRORING -> new PartitionDecision(key, Action.PAUSE, phase, null, null);
+            case PAUSED -> new PartitionDecision(key, Action.NONE, phase, null, null);
+            default -> finalState(key, step, phase, "Paused");
+          };
+      case STOPPED -> decideStop(intent, o, phase, step);
+    };
+  }
+
+  private static PartitionDecision finalState(
+      PartitionKey key, String step, PartitionPhase phase, String target) {
+    return new PartitionDecision(
+        key,
+        Action.NONE,
+        PartitionPhase.FAILED,
+        step,
+        "partition "
+            + key
+            + " is "
+            + phase
+            + " on the destination; Stopped is final, it cannot become "
+            + target
+            + " again");
+  }
+
+  private static PartitionDecision decideStop(
+      MirrorIntent intent, PartitionObservation o, PartitionPhase phase, String step) {
+    PartitionKey key = o.key();
+    PartitionObservation.Described d = o.described();
+    PartitionObservation.Stop stop = d.stop();
+    if (stop != null) {
+      StopStep parsed = StopStep.parse(stop.step());
+      if (parsed == null) {
+        return new PartitionDecision(
+            key,
+            Action.WAIT,
+            PartitionPhase.FAILED,
+            step,
+            "partition " + key + " reports an unknown stop step " + stop.step());
+      }
+      Action next =
+          switch (parsed) {
+            case FETCHERS_REMOVED, TRUNCATING -> Action.TRUNCATE;
+            case TRUNCATED -> Action.PERSIST_OFFSETS;
+            case OFFSETS_PERSISTED -> Action.WRITE_BARRIER;
+            case BARRIER_WRITTEN -> Action.MAKE_WRITABLE;
+            case STOPPED -> phase == PartitionPhase.STOPPED ? Action.NONE : Action.MAKE_WRITABLE;
+          };
+      return new PartitionDecision(key, next, phase, step, null);
+    }
+    return switch (phase) {
+      case NOT_MIRRORED ->
+          new PartitionDecision(
+              key,
+              Action.NONE,
+              PartitionPhase.FAILED,
+              null,
+              "partition "
+                  + key
+                  + " is not a mirror on the destination (never started, or its registration was"
+                  + " lost); there is nothing to stop");
+      case MIRRORING, PAUSED ->
+          new PartitionDecision(key, Action.REMOVE_FETCHERS, phase, null, null);
+      case STOPPING -> legacyStop(intent, o, phase);
+      default -> new PartitionDecision(key, Action.NONE, phase, step, null);
+    };
+  }
+
+  /**
+   * A plugin without durable stop state (older than the five-step sequence) after remove-fetchers:
+   * barrier, then make-writable. Allowed only when the operator is configured for it.
+   */
+  private static PartitionDecision legacyStop(
+      MirrorIntent intent, PartitionObservation o, PartitionPhase phase) {
+    PartitionKey key = o.key();
+    if (o.described().stopAware()) {
+      // remove-fetchers did not record its step yet (or the record was lost): repeat it.
+      return new PartitionDecision(key, Action.REMOVE_FETCHERS, phase, null, null);
+    }
+    if (!intent.allowStopWithoutTruncate()) {
+      return new PartitionDecision(
+          key,
+          Action.NONE,
+          PartitionPhase.FAILED,
+          null,
+          "partition "
+              + key
+              + ": the destination's plugin reports no durable stop state, so it cannot truncate to"
+              + " the LSO or persist offsets; upgrade the plugin (or set"
+              + " CMO_ALLOW_STOP_WITHOUT_TRUNCATE=true)");
+    }
+    Action next =
+        legacyBarrierDone(intent, o.described()) ? Action.MAKE_WRITABLE : Action.WRITE_BARRIER;
+    return new PartitionDecision(key, next, phase, null, null);
+  }
+
+  private static boolean legacyBarrierDone(MirrorIntent intent, PartitionObservation.Described d) {
+    if (d.logEndOffset() == null || d.highWatermark() == null) {
+      return false;
+    }
+    return d.barrierResets().stream()
+        .anyMatch(
+            r ->
+                r.barrierOffset() != null
+                    && r.barrierOffset() == d.logEndOffset() - 1
+                    && d.highWatermark() >= d.logEndOffset()
+                    && Objects.equals(r.sourceClusterId(), intent.sourceClusterId()));
+  }
+
+  private static List<String> refusals(MirrorIntent intent, List<PartitionObservation> sorted) {
+    List<String> refusals = new ArrayList<>();
+    String expected = intent.sourceClusterId();
+    for (PartitionObservation o : sorted) {
+      if (o.described() == null) {
+        continue;
+      }
+      PartitionObservation.Mirror m = o.described().mirror();
+      PartitionObservation.Stop s = o.described().stop();
+      if (m != null && m.mirrorName() != null && !m.mirrorName().equals(intent.mirrorName())) {
+        refusals.add(
+            "partition "
+                + o.key()
+                + " is registered under mirror "
+                + m.mirrorName()
+                + " on the destination, not "
+                + intent.mirrorName());
+        continue;
+      }
+      String named = null;
+      if (m != null && m.sourceClusterId() != null && !m.sourceClusterId().equals(expected)) {
+        named = m.sourceClusterId();
+      } else if (m != null
+          && m.expectedSourceClusterId() != null
+          && !m.expectedSourceClusterId().equals(expected)) {
+        named = m.expectedSourceClusterId();
+      } else if (s != null
+          && s.sourceClusterId() != null
+          && !s.sourceClusterId().equals(expected)) {
+        named = s.sourceClusterId();
+      }
+      if (named != null) {
+        refusals.add(
+            "partition "
+                + o.key()
+                + " holds data mirrored from source cluster "
+                + named
+                + ", but spec.source.clusterId is "
+                + expected);
+      }
+    }
+    return refusals;
+  }
+
+  private static FailoverPlan.CatchUp catchUpState(
+      List<PartitionObservation> sorted, Long elapsedMs, long timeoutMs) {
+    boolean allCaughtUp =
+        !sorted.isEmpty()
+            && sorted.stream()
+                .allMatch(
+                    o -> {
+                      Long lag = lagOf(o);
+                      return lag != null && lag == 0;
+                    });
+    if (allCaughtUp) {
+      return FailoverPlan.CatchUp.CAUGHT_UP;
+    }
+    if (elapsedMs != null && elapsedMs > timeoutMs) {
+      return FailoverPlan.CatchUp.TIMED_OUT;
+    }
+    return FailoverPlan.CatchUp.WAITING;
+  }
+
+  /** The partition's lag in records; null when unknown (not described, or -1 from the plugin). */
+  static Long lagOf(PartitionObservation o) {
+    if (o.described() == null || o.described().mirror() == null) {
+      return null;
+    }
+    Long lag = o.described().mirror().lagRecords();
+    return lag == null || lag < 0 ? null : lag;
+  }
+
+  private static boolean stopBegun(PartitionObservation o) {
+    if (o.described() == null) {
+      return false;
+    }
+    PartitionPhase phase = phaseOf(o);
+    return o.described().stop() != null
+        || phase == PartitionPhase.STOPPING
+        || phase == PartitionPhase.STOPPED;
+  }
+
+  /** Where the partition stands, from the leader's describe alone. */
+  public static PartitionPhase phaseOf(PartitionObservation o) {
+    PartitionObservation.Described d = o.described();
+    if (d == null) {
+      return PartitionPhase.UNKNOWN;
+    }
+    PartitionObservation.Mirror m = d.mirror();
+    PartitionObservation.Stop s = d.stop();
+    if (s != null) {
+      boolean done =
+          StopStep.parse(s.step()) == StopStep.STOPPED
+              && s.barrierOffset() != null
+              && m != null
+              && "STOPPED".equals(m.state());
+      return done ? PartitionPhase.STOPPED : PartitionPhase.STOPPING;
+    }
+    if (m == null || m.state() == null) {
+      return PartitionPhase.NOT_MIRRORED;
+    }
+    return switch (m.state()) {
+      case "MIRRORING" -> PartitionPhase.MIRRORING;
+      case "PAUSED" -> PartitionPhase.PAUSED;
+      case "STOPPING" -> PartitionPhase.STOPPING;
+      // A stop-aware plugin reports STOPPED only with its stop state; without it, trust
+      // make-writable.
+      case "STOPPED" -> d.stopAware() ? PartitionPhase.STOPPING : PartitionPhase.STOPPED;
+      default -> PartitionPhase.UNKNOWN;
+    };
+  }
+
+  static String stepOf(PartitionObservation o) {
+    if (o.described() == null || o.described().stop() == null) {
+      return null;
+    }
+    return o.described().stop().step();
+  }
+}

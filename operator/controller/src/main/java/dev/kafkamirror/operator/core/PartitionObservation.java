@@ -1,0 +1,83 @@
+package dev.kafkamirror.operator.core;
+
+import java.util.List;
+
+/**
+ * What one observation round learnt about a partition: where Kafka's metadata puts it and what its
+ * leader's plugin described. Plain data, so that planning and status are pure functions of it.
+ *
+ * @param leaderId the leader from the destination's metadata, null when it has none
+ * @param replicas the replica broker ids from the destination's metadata
+ * @param described the leader's describe result, null when it failed (see {@code errorCode})
+ * @param errorCode the plugin's error code (NOT_LEADER, BROKER_NOT_READY, ...) or UNREACHABLE when
+ *     the leader's control endpoint could not be reached; null when {@code described} is set
+ * @param errorMessage the error's message, naming broker and partition
+ */
+public record PartitionObservation(
+    PartitionKey key,
+    Integer leaderId,
+    List<Integer> replicas,
+    Described described,
+    String errorCode,
+    String errorMessage) {
+
+  public PartitionObservation {
+    replicas = replicas == null ? List.of() : List.copyOf(replicas);
+  }
+
+  /** A partition the leader described. */
+  public static PartitionObservation described(
+      PartitionKey key, Integer leaderId, List<Integer> replicas, Described described) {
+    return new PartitionObservation(key, leaderId, replicas, described, null, null);
+  }
+
+  /** A partition that could not be described. */
+  public static PartitionObservation failed(
+      PartitionKey key, Integer leaderId, List<Integer> replicas, String code, String message) {
+    return new PartitionObservation(key, leaderId, replicas, null, code, message);
+  }
+
+  /**
+   * The leader's describe answer ({@code /v1/describe}).
+   *
+   * @param stopAware whether the plugin reports durable stop state (describe carries {@code
+   *     leaderId} or {@code stop}); older plugins know only remove-fetchers, barrier, make-writable
+   */
+  public record Described(
+      boolean stopAware,
+      String role,
+      Integer leaderEpoch,
+      Long logEndOffset,
+      Long highWatermark,
+      Long lastStableOffset,
+      Mirror mirror,
+      Stop stop,
+      List<BarrierReset> barrierResets) {
+
+    public Described {
+      barrierResets = barrierResets == null ? List.of() : List.copyOf(barrierResets);
+    }
+  }
+
+  /** {@code describe.mirror}: the partition's mirror registration. */
+  public record Mirror(
+      String mirrorName,
+      String state,
+      String sourceClusterId,
+      String expectedSourceClusterId,
+      Long lastMirroredOffset,
+      Long lagRecords,
+      String lastError) {}
+
+  /** {@code describe.stop}: the durable stop state, absent before a stop starts. */
+  public record Stop(
+      String step,
+      Integer stateLeaderEpoch,
+      Long truncatedToOffset,
+      Long lastMirroredOffset,
+      Long barrierOffset,
+      String sourceClusterId) {}
+
+  /** One entry of {@code describe.barrierResets}. */
+  public record BarrierReset(String path, Long barrierOffset, String sourceClusterId) {}
+}

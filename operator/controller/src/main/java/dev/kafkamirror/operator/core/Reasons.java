@@ -1,0 +1,33 @@
+package dev.kafkamirror.operator.core;
+
+/** Condition types and reasons (CamelCase), in one place for status, Events and tests. */
+public final class Reasons {
+
+  public static final String READY = "Ready";
+  public static final String MIRRORING = "Mirroring";
+  public static final String STOPPED = "Stopped";
+  public static final String DEGRADED = "Degraded";
+
+  public static final String ALL_PARTITIONS_MIRRORING = "AllPartitionsMirroring";
+  public static final String ALL_PARTITIONS_PAUSED = "AllPartitionsPaused";
+  public static final String ALL_PARTITIONS_STOPPED = "AllPartitionsStopped";
+  public static final String STARTING_MIRRORS = "StartingMirrors";
+  public static final String PAUSING = "Pausing";
+  public static final String PAUSED = "Paused";
+  public static final String STOP_NOT_REQUESTED = "StopNotRequested";
+  public static final String STOP_IN_PROGRESS = "StopInProgress";
+  public static final String STOPPING_OR_STOPPED = "StoppingOrStopped";
+  public static final String WAITING_FOR_CATCH_UP = "WaitingForCatchUp";
+  public static final String CATCH_UP_TIMED_OUT = "CatchUpTimedOut";
+  public static final String NO_PARTITIONS = "NoPartitions";
+  public static final String SOURCE_CLUSTER_MISMATCH = "SourceClusterMismatch";
+  public static final String PARTITIONS_FAILED = "PartitionsFailed";
+  public static final String PARTITIONS_UNREACHABLE = "PartitionsUnreachable";
+  public static final String INVALID_SPEC = "InvalidSpec";
+  public static final String DESTINATION_UNREACHABLE = "DestinationUnreachable";
+  public static final String AS_EXPECTED = "AsExpected";
+  public static final String RECONCILED = "Reconciled";
+  public static final String PROGRESSING = "Progressing";
+
+  private Reasons() {}
+}

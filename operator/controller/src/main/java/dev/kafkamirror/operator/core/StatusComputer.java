@@ -1,0 +1,359 @@
+package dev.kafkamirror.operator.core;
+
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.PartitionCounts;
+import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Computes a ClusterMirror's status from one reconcile's observation and plan. Pure apart from the
+ * injected {@link Clock}.
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>Stopped is True only when the spec asks for Stopped and every partition is STOPPED (stop
+ *       step STOPPED, a barrier offset, the mirror STOPPED), and there is at least one partition.
+ *   <li>Each condition carries the generation it was computed from; lastTransitionTime changes only
+ *       when the condition's status changes.
+ *   <li>stopStartedAt and stopFinishedAt, once set, never move.
+ * </ul>
+ */
+public final class StatusComputer {
+
+  private StatusComputer() {}
+
+  public static ClusterMirrorStatus compute(StatusInputs in, Clock clock) {
+    Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+    ClusterMirrorStatus previous =
+        in.previous() == null ? new ClusterMirrorStatus() : in.previous();
+    ClusterMirrorStatus status = new ClusterMirrorStatus();
+    status.setObservedGeneration(in.generation());
+
+    List<PartitionDecision> decisions = in.plan() == null ? List.of() : in.plan().decisions();
+    Map<PartitionKey, PartitionObservation> byKey = new HashMap<>();
+    for (PartitionObservation o : in.observations()) {
+      byKey.put(o.key(), o);
+    }
+    EnumMap<PartitionPhase, Integer> counts = new EnumMap<>(PartitionPhase.class);
+    long maxLag = 0;
+    String observedSource = null;
+    for (PartitionDecision d : decisions) {
+      counts.merge(d.phase(), 1, Integer::sum);
+      PartitionObservation o = byKey.get(d.key());
+      Long lag = o == null ? null : FailoverPlanner.lagOf(o);
+      if (lag != null && d.phase() != PartitionPhase.STOPPED) {
+        maxLag = Math.max(maxLag, lag);
+      }
+      if (observedSource == null
+          && o != null
+          && o.described() != null
+          && o.described().mirror() != null) {
+        observedSource = o.described().mirror().sourceClusterId();
+      }
+    }
+    int total = decisions.size();
+    int stopped = counts.getOrDefault(PartitionPhase.STOPPED, 0);
+    int failed = counts.getOrDefault(PartitionPhase.FAILED, 0);
+    int unknown = counts.getOrDefault(PartitionPhase.UNKNOWN, 0);
+    PartitionCounts pc = new PartitionCounts();
+    pc.setTotal(total);
+    pc.setMirroring(counts.getOrDefault(PartitionPhase.MIRRORING, 0));
+    pc.setPaused(counts.getOrDefault(PartitionPhase.PAUSED, 0));
+    pc.setStopping(counts.getOrDefault(PartitionPhase.STOPPING, 0));
+    pc.setStopped(stopped);
+    pc.setFailed(counts.getOrDefault(PartitionPhase.FAILED, 0));
+    status.setPartitionCounts(pc);
+    status.setStoppedOfTotal(stopped + "/" + total);
+    status.setMaxLagRecords(maxLag);
+    status.setSourceClusterId(
+        observedSource != null ? observedSource : previous.getSourceClusterId());
+    status.setPartitions(partitionList(decisions, byKey, in.maxPartitionsListed()));
+
+    boolean allStopped = total > 0 && stopped == total;
+    boolean stopWanted = in.target() == MirrorIntent.Target.STOPPED;
+    boolean stopBegun = in.plan() != null && (in.plan().stopBegun() || stopActing(in.plan()));
+    status.setStopStartedAt(
+        previous.getStopStartedAt() != null
+            ? previous.getStopStartedAt()
+            : stopWanted && stopBegun ? now.toString() : null);
+    status.setStopFinishedAt(
+        previous.getStopFinishedAt() != null
+            ? previous.getStopFinishedAt()
+            : stopWanted && allStopped ? now.toString() : null);
+    FailoverPlan.CatchUp catchUp =
+        in.plan() == null ? FailoverPlan.CatchUp.NOT_APPLICABLE : in.plan().catchUp();
+    boolean waitingForCatchUp =
+        catchUp == FailoverPlan.CatchUp.WAITING || catchUp == FailoverPlan.CatchUp.TIMED_OUT;
+    status.setCatchUpStartedAt(
+        previous.getCatchUpStartedAt() != null
+            ? previous.getCatchUpStartedAt()
+            : stopWanted && waitingForCatchUp ? now.toString() : null);
+
+    // Degraded first: the other conditions refer to it.
+    String degradedReason = null;
+    String degradedMessage = null;
+    if (in.specError() != null) {
+      degradedReason = Reasons.INVALID_SPEC;
+      degradedMessage = in.specError();
+    } else if (in.destinationError() != null) {
+      degradedReason = Reasons.DESTINATION_UNREACHABLE;
+      degradedMessage = in.destinationError();
+    } else if (in.plan() != null && !in.plan().refusals().isEmpty()) {
+      degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
+      degradedMessage = summarize(in.plan().refusals());
+    } else if (catchUp == FailoverPlan.CatchUp.TIMED_OUT) {
+      degradedReason = Reasons.CATCH_UP_TIMED_OUT;
+      degradedMessage =
+          "lag did not reach zero within the catch-up timeout; not stopped: "
+              + firstMessage(decisions);
+    } else if (failed > 0) {
+      degradedReason = Reasons.PARTITIONS_FAILED;
+      degradedMessage = failed + " of " + total + " partitions failed: " + firstMessage(decisions);
+    } else if (unknown > 0) {
+      degradedReason = Reasons.PARTITIONS_UNREACHABLE;
+      degradedMessage =
+          unknown
+              + " of "
+              + total
+              + " partitions could not be observed: "
+              + firstMessage(decisions);
+    }
+    boolean degraded = degradedReason != null;
+
+    List<Condition> conditions = new ArrayList<>();
+    // Stopped
+    if (stopWanted && allStopped) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.STOPPED,
+              true,
+              Reasons.ALL_PARTITIONS_STOPPED,
+              "all "
+                  + total
+                  + " partitions are STOPPED behind a durable MIRROR_PID_RESET barrier"));
+    } else if (stopWanted) {
+      String reason =
+          catchUp == FailoverPlan.CatchUp.WAITING
+              ? Reasons.WAITING_FOR_CATCH_UP
+              : catchUp == FailoverPlan.CatchUp.TIMED_OUT
+                  ? Reasons.CATCH_UP_TIMED_OUT
+                  : total == 0 ? Reasons.NO_PARTITIONS : Reasons.STOP_IN_PROGRESS;
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.STOPPED,
+              false,
+              reason,
+              stopped + " of " + total + " partitions STOPPED"));
+    } else {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.STOPPED,
+              false,
+              Reasons.STOP_NOT_REQUESTED,
+              "spec.state is " + targetName(in.target())));
+    }
+    // Mirroring
+    int mirroring = pc.getMirroring();
+    if (in.target() == MirrorIntent.Target.MIRRORING && total > 0 && mirroring == total) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.MIRRORING,
+              true,
+              Reasons.ALL_PARTITIONS_MIRRORING,
+              "all " + total + " partitions are MIRRORING"));
+    } else {
+      String reason =
+          switch (in.target()) {
+            case MIRRORING -> total == 0 ? Reasons.NO_PARTITIONS : Reasons.STARTING_MIRRORS;
+            case PAUSED -> Reasons.PAUSED;
+            case STOPPED -> Reasons.STOPPING_OR_STOPPED;
+          };
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.MIRRORING,
+              false,
+              reason,
+              mirroring + " of " + total + " partitions MIRRORING"));
+    }
+    // Ready: the destination is where the spec wants it, and nothing is degraded.
+    boolean atTarget =
+        total > 0
+            && switch (in.target()) {
+              case MIRRORING -> mirroring == total;
+              case PAUSED -> pc.getPaused() == total;
+              case STOPPED -> allStopped;
+            };
+    if (degraded) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.READY,
+              false,
+              degradedReason,
+              degradedMessage));
+    } else if (atTarget) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.READY,
+              true,
+              Reasons.RECONCILED,
+              "every partition is " + targetName(in.target())));
+    } else {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.READY,
+              false,
+              Reasons.PROGRESSING,
+              "moving " + total + " partitions to " + targetName(in.target())));
+    }
+    conditions.add(
+        degraded
+            ? condition(
+                previous,
+                in.generation(),
+                now,
+                Reasons.DEGRADED,
+                true,
+                degradedReason,
+                degradedMessage)
+            : condition(
+                previous,
+                in.generation(),
+                now,
+                Reasons.DEGRADED,
+                false,
+                Reasons.AS_EXPECTED,
+                "no partition failed"));
+    status.setConditions(conditions);
+    return status;
+  }
+
+  private static boolean stopActing(FailoverPlan plan) {
+    return plan.decisions().stream().anyMatch(d -> d.action().isStopStep());
+  }
+
+  private static String targetName(MirrorIntent.Target target) {
+    return switch (target) {
+      case MIRRORING -> "Mirroring";
+      case PAUSED -> "Paused";
+      case STOPPED -> "Stopped";
+    };
+  }
+
+  private static String firstMessage(List<PartitionDecision> decisions) {
+    return decisions.stream()
+        .map(PartitionDecision::message)
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElse("");
+  }
+
+  private static String summarize(List<String> messages) {
+    if (messages.size() <= 3) {
+      return String.join("; ", messages);
+    }
+    return String.join("; ", messages.subList(0, 3)) + "; and " + (messages.size() - 3) + " more";
+  }
+
+  private static List<PartitionStatus> partitionList(
+      List<PartitionDecision> decisions, Map<PartitionKey, PartitionObservation> byKey, int max) {
+    List<PartitionDecision> ordered = new ArrayList<>(decisions);
+    ordered.sort(
+        Comparator.comparingInt((PartitionDecision d) -> d.phase().advancement())
+            .thenComparing(PartitionDecision::key));
+    List<PartitionStatus> out = new ArrayList<>();
+    for (PartitionDecision d : ordered.subList(0, Math.min(max, ordered.size()))) {
+      PartitionStatus p = new PartitionStatus();
+      p.setTopic(d.key().topic());
+      p.setPartition(d.key().partition());
+      p.setState(d.phase().name());
+      p.setStep(d.step());
+      p.setMessage(d.message());
+      PartitionObservation o = byKey.get(d.key());
+      if (o != null && o.described() != null) {
+        PartitionObservation.Described desc = o.described();
+        if (desc.mirror() != null) {
+          p.setLastMirroredOffset(desc.mirror().lastMirroredOffset());
+        }
+        p.setLagRecords(FailoverPlanner.lagOf(o));
+        if (desc.stop() != null) {
+          PartitionObservation.Stop s = desc.stop();
+          if (s.lastMirroredOffset() != null) {
+            p.setLastMirroredOffset(s.lastMirroredOffset());
+          }
+          p.setTruncatedToOffset(s.truncatedToOffset());
+          p.setBarrierOffset(s.barrierOffset());
+        } else if (d.phase() == PartitionPhase.STOPPED && !desc.barrierResets().isEmpty()) {
+          p.setBarrierOffset(
+              desc.barrierResets().get(desc.barrierResets().size() - 1).barrierOffset());
+        }
+      }
+      out.add(p);
+    }
+    return out;
+  }
+
+  private static Condition condition(
+      ClusterMirrorStatus previous,
+      long generation,
+      Instant now,
+      String type,
+      boolean value,
+      String reason,
+      String message) {
+    Condition c = new Condition();
+    c.setType(type);
+    c.setStatus(value ? "True" : "False");
+    c.setReason(reason);
+    c.setMessage(message);
+    c.setObservedGeneration(generation);
+    Condition before =
+        previous.getConditions() == null
+            ? null
+            : previous.getConditions().stream()
+                .filter(p -> type.equals(p.getType()))
+                .findFirst()
+                .orElse(null);
+    c.setLastTransitionTime(
+        before != null
+                && Objects.equals(before.getStatus(), c.getStatus())
+                && before.getLastTransitionTime() != null
+            ? before.getLastTransitionTime()
+            : now.toString());
+    return c;
+  }
+}

@@ -1,0 +1,275 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.control.ControlClient;
+import dev.kafkamirror.operator.control.ControlResult;
+import dev.kafkamirror.operator.control.DescribeParser;
+import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.FailoverPlan;
+import dev.kafkamirror.operator.core.PartitionDecision;
+import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.PartitionObservation;
+import dev.kafkamirror.operator.kafka.ClusterAdmin;
+import dev.kafkamirror.operator.kafka.PartitionPlacement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The I/O half of a reconcile: observes the destination (Kafka metadata, then one describe call per
+ * leader broker) and carries out a plan (one call per action and broker, brokers in parallel). It
+ * decides nothing: {@link dev.kafkamirror.operator.core.FailoverPlanner} does.
+ */
+public final class MirrorDriver {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MirrorDriver.class);
+
+  private final ControlClient control;
+  private final ExecutorService executor;
+
+  public MirrorDriver(ControlClient control, ExecutorService executor) {
+    this.control = control;
+    this.executor = executor;
+  }
+
+  /** One observation of the destination. */
+  public record Observation(
+      List<PartitionObservation> partitions,
+      Map<PartitionKey, PartitionPlacement> placements,
+      Map<Integer, String> brokerHosts) {}
+
+  /** Metadata, then describe on each partition's leader. */
+  public Observation observe(ResolvedMirror mirror, ClusterAdmin destination)
+      throws ClusterAdmin.KafkaCallException {
+    Map<Integer, String> hosts = destination.brokerHosts();
+    List<PartitionPlacement> placements = destination.placements(mirror.topics());
+    Map<PartitionKey, PartitionPlacement> byKey = new LinkedHashMap<>();
+    Map<Integer, List<PartitionKey>> byLeader = new TreeMap<>();
+    List<PartitionObservation> out = new ArrayList<>();
+    for (PartitionPlacement p : placements) {
+      byKey.put(p.key(), p);
+      if (p.leaderId() == null) {
+        out.add(
+            PartitionObservation.failed(
+                p.key(),
+                null,
+                p.replicas(),
+                "NO_LEADER",
+                "partition " + p.key() + " has no leader on the destination"));
+      } else {
+        byLeader.computeIfAbsent(p.leaderId(), k -> new ArrayList<>()).add(p.key());
+      }
+    }
+    Map<Integer, List<ControlResult>> described =
+        perBroker(
+            byLeader,
+            (brokerId) -> {
+              String address = mirror.controlAddress(brokerId, hosts);
+              if (address == null) {
+                return unknownBroker(brokerId, byLeader.get(brokerId));
+              }
+              return control.describe(
+                  brokerId, address, mirror.controlSecret(), byLeader.get(brokerId));
+            });
+    for (List<ControlResult> results : described.values()) {
+      for (ControlResult r : results) {
+        PartitionPlacement p = byKey.get(r.key());
+        if (r.ok()) {
+          out.add(
+              PartitionObservation.described(
+                  r.key(), p.leaderId(), p.replicas(), DescribeParser.parse(r.body())));
+        } else {
+          out.add(
+              PartitionObservation.failed(
+                  r.key(), p.leaderId(), p.replicas(), r.errorCode(), r.errorMessage()));
+        }
+      }
+    }
+    out.sort((a, b) -> a.key().compareTo(b.key()));
+    return new Observation(out, byKey, hosts);
+  }
+
+  /** What one round of calls did. */
+  public record RoundResult(int calls, int succeeded, Map<PartitionKey, String> leaderErrors) {}
+
+  /**
+   * Carries out every action of the plan. Partitions are independent; a leader's error is kept for
+   * status and the next round re-plans from a fresh observation (a moved leader, a TIMEOUT that
+   * completes later, LEADER_MOVED after truncate). Followers' errors on ALL_REPLICAS and the
+   * follower half of make-writable do not block the partition.
+   */
+  public RoundResult execute(
+      String resourceRef,
+      ResolvedMirror mirror,
+      FailoverPlan plan,
+      Observation observation,
+      Map<Action, Long> callsByAction) {
+    Map<Action, List<PartitionDecision>> byAction = new LinkedHashMap<>();
+    for (PartitionDecision d : plan.decisions()) {
+      if (d.action().path() != null) {
+        byAction.computeIfAbsent(d.action(), a -> new ArrayList<>()).add(d);
+      }
+    }
+    Map<PartitionKey, String> leaderErrors = new HashMap<>();
+    int calls = 0;
+    int succeeded = 0;
+    // Group (action, broker) calls; each broker gets its calls in step order, brokers in parallel.
+    // The follower half of make-writable waits until every leader call is done.
+    Map<Integer, List<Call>> first = new TreeMap<>();
+    Map<Integer, List<Call>> later = new TreeMap<>();
+    for (Map.Entry<Action, List<PartitionDecision>> e : byAction.entrySet()) {
+      Action action = e.getKey();
+      Map<Integer, List<PartitionKey>> leaders = new TreeMap<>();
+      Map<Integer, List<PartitionKey>> followers = new TreeMap<>();
+      for (PartitionDecision d : e.getValue()) {
+        PartitionPlacement p = observation.placements().get(d.key());
+        if (p == null || p.leaderId() == null) {
+          leaderErrors.put(d.key(), "partition " + d.key() + " has no leader");
+          continue;
+        }
+        leaders.computeIfAbsent(p.leaderId(), k -> new ArrayList<>()).add(d.key());
+        for (int replica : p.replicas()) {
+          if (replica != p.leaderId()) {
+            followers.computeIfAbsent(replica, k -> new ArrayList<>()).add(d.key());
+          }
+        }
+      }
+      leaders.forEach(
+          (b, keys) ->
+              first.computeIfAbsent(b, k -> new ArrayList<>()).add(new Call(action, keys, true)));
+      Map<Integer, List<Call>> followerPhase =
+          switch (action.route()) {
+            case ALL_REPLICAS -> first;
+            case LEADER_THEN_REPLICAS -> later;
+            default -> null;
+          };
+      if (followerPhase != null) {
+        followers.forEach(
+            (b, keys) ->
+                followerPhase
+                    .computeIfAbsent(b, k -> new ArrayList<>())
+                    .add(new Call(action, keys, false)));
+      }
+    }
+    for (Map<Integer, List<Call>> phase : List.of(first, later)) {
+      Map<Integer, List<ControlResult>> results =
+          perBroker(
+              phase,
+              brokerId -> {
+                String address = mirror.controlAddress(brokerId, observation.brokerHosts());
+                List<ControlResult> out = new ArrayList<>();
+                for (Call call : phase.get(brokerId)) {
+                  if (address == null) {
+                    out.addAll(unknownBroker(brokerId, call.keys()));
+                    continue;
+                  }
+                  List<ControlResult> rs =
+                      control.act(
+                          call.action(),
+                          brokerId,
+                          address,
+                          mirror.controlSecret(),
+                          call.keys(),
+                          mirror.sourceClusterId(),
+                          call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,
+                          call.action() == Action.START_MIRRORING
+                              ? new ControlClient.MirrorSource(
+                                  mirror.sourceBootstrapServers(),
+                                  mirror.sourceClusterId(),
+                                  mirror.sourceClientSecurity())
+                              : null);
+                  for (ControlResult r : rs) {
+                    out.add(
+                        new ControlResult(
+                            r.key(),
+                            r.brokerId(),
+                            r.body(),
+                            r.errorCode(),
+                            r.errorMessage() == null
+                                ? null
+                                : (call.leader() ? "" : "follower: ") + r.errorMessage()));
+                  }
+                  callsByAction.merge(call.action(), 1L, Long::sum);
+                }
+                return out;
+              });
+      for (Map.Entry<Integer, List<ControlResult>> e : results.entrySet()) {
+        for (ControlResult r : e.getValue()) {
+          calls++;
+          if (r.ok()) {
+            succeeded++;
+            continue;
+          }
+          boolean fromFollower =
+              r.errorMessage() != null && r.errorMessage().startsWith("follower: ");
+          if (fromFollower) {
+            LOG.debug(
+                "clusterMirror={} partition={} broker={} follower call failed (not blocking): {}",
+                resourceRef,
+                r.key(),
+                r.brokerId(),
+                r.errorMessage());
+          } else {
+            leaderErrors.put(r.key(), r.errorCode() + ": " + r.errorMessage());
+            LOG.info(
+                "clusterMirror={} partition={} broker={} code={} {}",
+                resourceRef,
+                r.key(),
+                r.brokerId(),
+                r.errorCode(),
+                r.errorMessage());
+          }
+        }
+      }
+    }
+    return new RoundResult(calls, succeeded, leaderErrors);
+  }
+
+  private record Call(Action action, List<PartitionKey> keys, boolean leader) {}
+
+  private static List<ControlResult> unknownBroker(int brokerId, List<PartitionKey> keys) {
+    List<ControlResult> out = new ArrayList<>();
+    for (PartitionKey k : keys) {
+      out.add(
+          new ControlResult(
+              k,
+              brokerId,
+              null,
+              ControlResult.UNREACHABLE,
+              "broker "
+                  + brokerId
+                  + " is not among the destination's live brokers and has no"
+                  + " spec.destination.control.brokerEndpoints entry"));
+    }
+    return out;
+  }
+
+  private <T> Map<Integer, List<ControlResult>> perBroker(
+      Map<Integer, T> work, Function<Integer, List<ControlResult>> call) {
+    Map<Integer, Future<List<ControlResult>>> futures = new TreeMap<>();
+    for (Integer brokerId : work.keySet()) {
+      futures.put(brokerId, executor.submit(() -> call.apply(brokerId)));
+    }
+    Map<Integer, List<ControlResult>> out = new TreeMap<>();
+    for (Map.Entry<Integer, Future<List<ControlResult>>> f : futures.entrySet()) {
+      try {
+        out.put(f.getKey(), f.getValue().get());
+      } catch (ExecutionException e) {
+        throw new IllegalStateException(
+            "control calls to broker " + f.getKey() + " failed: " + e.getCause(), e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted during control calls", e);
+      }
+    }
+    return out;
+  }
+}

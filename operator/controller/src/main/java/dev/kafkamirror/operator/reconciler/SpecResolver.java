@@ -1,0 +1,186 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
+import dev.kafkamirror.operator.api.v1alpha1.ClientSecurity;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
+import dev.kafkamirror.operator.api.v1alpha1.SaslMechanism;
+import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
+import dev.kafkamirror.operator.core.TopicSelector;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/** Reads the Secrets a ClusterMirror references and turns its spec into client settings. */
+public final class SpecResolver {
+
+  private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
+
+  private final KubernetesClient client;
+
+  public SpecResolver(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /**
+   * @throws InvalidSpecException naming the field, Secret and key when something cannot be resolved
+   */
+  public ResolvedMirror resolve(ClusterMirror cr) throws InvalidSpecException {
+    ClusterMirrorSpec spec = cr.getSpec();
+    String ns = cr.getMetadata().getNamespace();
+    if (spec == null
+        || spec.getSource() == null
+        || spec.getDestination() == null
+        || spec.getTopics() == null) {
+      throw new InvalidSpecException(
+          "ClusterMirror " + ns + "/" + cr.getMetadata().getName() + " has no complete spec");
+    }
+    TopicSelector topics;
+    try {
+      topics =
+          TopicSelector.of(
+              spec.getTopics().getNames(),
+              spec.getTopics().getInclude(),
+              spec.getTopics().getExclude());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidSpecException(e.getMessage());
+    }
+    var control = spec.getDestination().getControl();
+    String secret =
+        readSecret(ns, control.getSecretRef(), "spec.destination.control.secretRef").trim();
+    Map<Integer, String> overrides = new HashMap<>();
+    if (control.getBrokerEndpoints() != null) {
+      for (BrokerControlEndpoint e : control.getBrokerEndpoints()) {
+        overrides.put(e.getBrokerId(), e.getAddress());
+      }
+    }
+    Properties destination = new Properties();
+    destination.put("bootstrap.servers", spec.getDestination().getBootstrapServers());
+    destination.putAll(
+        securityProperties(ns, spec.getDestination().getSecurity(), "spec.destination.security"));
+    Map<String, String> sourceSecurity =
+        securityProperties(ns, spec.getSource().getSecurity(), "spec.source.security");
+    Properties source = new Properties();
+    source.put("bootstrap.servers", spec.getSource().getBootstrapServers());
+    source.putAll(sourceSecurity);
+    return new ResolvedMirror(
+        mirrorName(cr.getMetadata().getName()),
+        spec.getSource().getBootstrapServers(),
+        spec.getSource().getClusterId(),
+        topics,
+        secret,
+        control.getPort(),
+        Map.copyOf(overrides),
+        destination,
+        source,
+        Map.copyOf(sourceSecurity));
+  }
+
+  /** The resource name when it is a DNS label (the plugin's rule), else a stable derived label. */
+  static String mirrorName(String resourceName) {
+    if (DNS_LABEL.matcher(resourceName).matches()) {
+      return resourceName;
+    }
+    String hash = Integer.toHexString(resourceName.hashCode());
+    String base = resourceName.replaceAll("[^a-z0-9-]", "-");
+    base = base.substring(0, Math.min(base.length(), 50)).replaceAll("^-+|-+$", "");
+    return (base.isEmpty() ? "cm" : base) + "-" + hash;
+  }
+
+  private Map<String, String> securityProperties(String ns, ClientSecurity security, String field)
+      throws InvalidSpecException {
+    Map<String, String> props = new LinkedHashMap<>();
+    if (security == null) {
+      return props;
+    }
+    boolean tls = Boolean.TRUE.equals(security.getTls());
+    boolean sasl = security.getSaslMechanism() != null;
+    props.put(
+        "security.protocol",
+        tls ? (sasl ? "SASL_SSL" : "SSL") : (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT"));
+    if (security.getTlsTrustedCertificate() != null) {
+      props.put("ssl.truststore.type", "PEM");
+      props.put(
+          "ssl.truststore.certificates",
+          readSecret(ns, security.getTlsTrustedCertificate(), field + ".tlsTrustedCertificate"));
+    }
+    if (sasl) {
+      String credentials =
+          readSecret(ns, security.getSaslCredentials(), field + ".saslCredentials").trim();
+      int colon = credentials.indexOf(':');
+      if (colon <= 0) {
+        throw new InvalidSpecException(
+            field
+                + ".saslCredentials: Secret "
+                + ns
+                + "/"
+                + security.getSaslCredentials().getName()
+                + " key "
+                + security.getSaslCredentials().getKey()
+                + " must hold 'username:password'");
+      }
+      String user = credentials.substring(0, colon);
+      String password = credentials.substring(colon + 1);
+      SaslMechanism mechanism = security.getSaslMechanism();
+      String module =
+          mechanism == SaslMechanism.PLAIN
+              ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+              : "org.apache.kafka.common.security.scram.ScramLoginModule";
+      props.put(
+          "sasl.mechanism",
+          switch (mechanism) {
+            case PLAIN -> "PLAIN";
+            case SCRAM_SHA_256 -> "SCRAM-SHA-256";
+            case SCRAM_SHA_512 -> "SCRAM-SHA-512";
+          });
+      props.put(
+          "sasl.jaas.config",
+          module
+              + " required username=\""
+              + escape(user)
+              + "\" password=\""
+              + escape(password)
+              + "\";");
+    }
+    return props;
+  }
+
+  private static String escape(String s) {
+    return s.replace("\\", "\\\\").replace("\"", "\\\"");
+  }
+
+  private String readSecret(String ns, SecretKeyRef ref, String field) throws InvalidSpecException {
+    if (ref == null) {
+      throw new InvalidSpecException(field + " is required");
+    }
+    Secret secret = client.secrets().inNamespace(ns).withName(ref.getName()).get();
+    if (secret == null) {
+      throw new InvalidSpecException(
+          field + ": Secret " + ns + "/" + ref.getName() + " does not exist");
+    }
+    if (secret.getData() != null && secret.getData().containsKey(ref.getKey())) {
+      return new String(
+          Base64.getDecoder().decode(secret.getData().get(ref.getKey())), StandardCharsets.UTF_8);
+    }
+    if (secret.getStringData() != null && secret.getStringData().containsKey(ref.getKey())) {
+      return secret.getStringData().get(ref.getKey());
+    }
+    throw new InvalidSpecException(
+        field + ": Secret " + ns + "/" + ref.getName() + " has no key " + ref.getKey());
+  }
+
+  /** A spec that cannot be acted on; the message names the field and the object. */
+  public static final class InvalidSpecException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public InvalidSpecException(String message) {
+      super(message);
+    }
+  }
+}
