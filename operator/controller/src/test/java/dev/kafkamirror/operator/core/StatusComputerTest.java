@@ -1,0 +1,174 @@
+package dev.kafkamirror.operator.core;
+
+import static dev.kafkamirror.operator.core.Observations.described;
+import static dev.kafkamirror.operator.core.Observations.intent;
+import static dev.kafkamirror.operator.core.Observations.mirror;
+import static dev.kafkamirror.operator.core.Observations.stop;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StatusComputerTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+  private static final Instant T1 = Instant.parse("2026-11-29T10:00:07Z");
+
+  private static ClusterMirrorStatus compute(
+      MirrorIntent.Target target,
+      List<PartitionObservation> os,
+      ClusterMirrorStatus previous,
+      Instant now,
+      long generation) {
+    FailoverPlan plan = FailoverPlanner.plan(intent(target), os, null, 1_000);
+    return StatusComputer.compute(
+        new StatusInputs(generation, target, plan, os, previous, null, null, 1_000),
+        Clock.fixed(now, ZoneOffset.UTC));
+  }
+
+  private static Condition condition(ClusterMirrorStatus s, String type) {
+    return s.getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void stoppedIsTrueOnlyWhenEveryPartitionIsStopped() {
+    // Given one stopped and one stopping partition, then both stopped
+    List<PartitionObservation> half =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPING", 0), stop("BARRIER_WRITTEN", 100L)));
+    List<PartitionObservation> all =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPED", 0), stop("STOPPED", 100L)));
+
+    // When the status is computed for each
+    ClusterMirrorStatus first = compute(MirrorIntent.Target.STOPPED, half, null, T0, 3);
+    ClusterMirrorStatus second = compute(MirrorIntent.Target.STOPPED, all, first, T1, 3);
+
+    // Then Stopped turns True only at the end, with counts, times and the printer column
+    assertThat(condition(first, "Stopped").getStatus()).isEqualTo("False");
+    assertThat(condition(first, "Stopped").getReason()).isEqualTo(Reasons.STOP_IN_PROGRESS);
+    assertThat(first.getStoppedOfTotal()).isEqualTo("1/2");
+    assertThat(first.getStopStartedAt()).isEqualTo(T0.toString());
+    assertThat(first.getStopFinishedAt()).isNull();
+    assertThat(condition(second, "Stopped").getStatus()).isEqualTo("True");
+    assertThat(condition(second, "Stopped").getObservedGeneration()).isEqualTo(3);
+    assertThat(condition(second, "Ready").getStatus()).isEqualTo("True");
+    assertThat(second.getStoppedOfTotal()).isEqualTo("2/2");
+    assertThat(second.getStopStartedAt()).isEqualTo(T0.toString());
+    assertThat(second.getStopFinishedAt()).isEqualTo(T1.toString());
+    assertThat(second.getPartitions()).extracting(p -> p.getBarrierOffset()).containsOnly(100L);
+    assertThat(second.getPartitions()).extracting(p -> p.getTruncatedToOffset()).containsOnly(100L);
+  }
+
+  @Test
+  void lastTransitionTimeMovesOnlyWhenTheStatusChanges() {
+    // Given a mirroring resource observed twice, then paused
+    List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 4), null));
+    ClusterMirrorStatus first = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+    ClusterMirrorStatus again = compute(MirrorIntent.Target.MIRRORING, os, first, T1, 1);
+
+    // Then Mirroring keeps its first transition time, and reports the lag
+    assertThat(condition(again, "Mirroring").getStatus()).isEqualTo("True");
+    assertThat(condition(again, "Mirroring").getLastTransitionTime()).isEqualTo(T0.toString());
+    assertThat(again.getMaxLagRecords()).isEqualTo(4);
+    assertThat(again.getPartitionCounts().getMirroring()).isEqualTo(1);
+  }
+
+  @Test
+  void aRefusalIsDegradedAndNotReady() {
+    // Given mirrored data from another source cluster
+    List<PartitionObservation> os =
+        List.of(
+            described(
+                0,
+                new PartitionObservation.Mirror(
+                    "orders", "MIRRORING", Observations.OTHER_SOURCE, null, 1L, 0L, null),
+                null));
+
+    // When the status is computed
+    ClusterMirrorStatus s = compute(MirrorIntent.Target.STOPPED, os, null, T0, 2);
+
+    // Then
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getReason()).isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
+    assertThat(condition(s, "Degraded").getMessage()).contains(Observations.OTHER_SOURCE);
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(s, "Stopped").getStatus()).isEqualTo("False");
+    assertThat(s.getStopStartedAt()).isNull();
+  }
+
+  @Test
+  void thePartitionListIsBoundedAndShowsTheLeastAdvancedFirst() {
+    // Given 5 stopped partitions and one still mirroring
+    List<PartitionObservation> os = new ArrayList<>();
+    for (int p = 0; p < 5; p++) {
+      os.add(described(p, mirror("STOPPED", 0), stop("STOPPED", 10L)));
+    }
+    os.add(described(5, mirror("MIRRORING", 2), null));
+    FailoverPlan plan = FailoverPlanner.plan(intent(MirrorIntent.Target.STOPPED), os, null, 0);
+
+    // When the status is computed with a bound of 3
+    ClusterMirrorStatus s =
+        StatusComputer.compute(
+            new StatusInputs(1, MirrorIntent.Target.STOPPED, plan, os, null, null, null, 3),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then the list has 3 entries, the mirroring one first, and the counts cover all 6
+    assertThat(s.getPartitions()).hasSize(3);
+    assertThat(s.getPartitions().get(0).getPartition()).isEqualTo(5);
+    assertThat(s.getPartitionCounts().getTotal()).isEqualTo(6);
+    assertThat(s.getPartitionCounts().getStopped()).isEqualTo(5);
+  }
+
+  @Test
+  void anInvalidSpecIsDegradedWithTheMessage() {
+    // Given a spec error
+    ClusterMirrorStatus s =
+        StatusComputer.compute(
+            new StatusInputs(
+                4,
+                MirrorIntent.Target.MIRRORING,
+                null,
+                List.of(),
+                null,
+                "spec.destination.control.secretRef: Secret ns/x does not exist",
+                null,
+                10),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then
+    assertThat(s.getObservedGeneration()).isEqualTo(4);
+    assertThat(condition(s, "Degraded").getReason()).isEqualTo(Reasons.INVALID_SPEC);
+    assertThat(condition(s, "Degraded").getMessage()).contains("ns/x");
+    assertThat(s.getConditions()).extracting(Condition::getObservedGeneration).containsOnly(4L);
+  }
+
+  @Test
+  void waitingForCatchUpRecordsWhenTheWaitBegan() {
+    // Given a lagging partition under AfterCatchUp
+    List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 8), null));
+    FailoverPlan plan = FailoverPlanner.plan(Observations.afterCatchUp(), os, null, 1_000);
+
+    // When computed
+    ClusterMirrorStatus s =
+        StatusComputer.compute(
+            new StatusInputs(1, MirrorIntent.Target.STOPPED, plan, os, null, null, null, 10),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then
+    assertThat(s.getCatchUpStartedAt()).isEqualTo(T0.toString());
+    assertThat(condition(s, "Stopped").getReason()).isEqualTo(Reasons.WAITING_FOR_CATCH_UP);
+    assertThat(s.getStopStartedAt()).isNull();
+  }
+}
