@@ -65,7 +65,13 @@ public final class ClusterMirrorAgent {
           "cluster mirror agent: restored {} mirror partition registrations from {}",
           restored,
           first);
-    } catch (RuntimeException e) {
+      if (restored > 0) {
+        // Follow the durable stop state from the start, so that a stop that went on while this
+        // broker was down is adopted here even if this broker only follows.
+        dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.get();
+      }
+    } catch (RuntimeException
+        | dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException e) {
       LOG.error("cluster mirror agent: cannot restore mirror registrations from {}", first, e);
     }
   }
@@ -133,6 +139,8 @@ public final class ClusterMirrorAgent {
         config.barrierRuleEnabled()
             ? "ENABLED"
             : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
+    dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.configure(
+        config, dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption::adoptAll);
     restoreMirrorRegistry(config);
     config
         .controlListener()

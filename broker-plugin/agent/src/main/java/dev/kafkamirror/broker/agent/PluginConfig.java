@@ -23,6 +23,13 @@ import java.util.Properties;
  *       127.0.0.1:9095}; unset means no endpoint.
  *   <li>{@value #CONTROL_SECRET_FILE} or {@value #CONTROL_SECRET}: the shared secret callers must
  *       present.
+ *   <li>{@value #STATE_TOPIC} (default {@value #DEFAULT_STATE_TOPIC}) and {@value
+ *       #STATE_TOPIC_PARTITIONS} (default 10): the compacted topic on this (the destination)
+ *       cluster that holds the durable stop progress of every mirror partition.
+ *   <li>{@value #LOCAL_BOOTSTRAP}: how the plugin's own clients (stop state, leader fencing) reach
+ *       this cluster; by default this broker's advertised listener named by {@code
+ *       inter.broker.listener.name}. Client settings such as {@code security.protocol} or {@code
+ *       sasl.jaas.config} go under the prefix {@value #LOCAL_CLIENT_PREFIX}.
  * </ul>
  *
  * <p>Immutable.
@@ -37,6 +44,11 @@ public record PluginConfig(
   public static final String CONTROL_LISTENER = "cluster.mirror.control.listener";
   public static final String CONTROL_SECRET = "cluster.mirror.control.secret";
   public static final String CONTROL_SECRET_FILE = "cluster.mirror.control.secret.file";
+  public static final String STATE_TOPIC = "cluster.mirror.state.topic";
+  public static final String DEFAULT_STATE_TOPIC = "__cluster_mirror_state";
+  public static final String STATE_TOPIC_PARTITIONS = "cluster.mirror.state.topic.partitions";
+  public static final String LOCAL_BOOTSTRAP = "cluster.mirror.local.bootstrap.servers";
+  public static final String LOCAL_CLIENT_PREFIX = "cluster.mirror.local.client.";
 
   public PluginConfig {
     raw = Map.copyOf(raw);
@@ -124,5 +136,101 @@ public record PluginConfig(
           "agent arguments must be key=value pairs; cannot read " + bad);
     }
     return settings;
+  }
+
+  /** This broker's id ({@code node.id}, or {@code broker.id}), -1 when absent. */
+  public int brokerId() {
+    String id = raw.getOrDefault("node.id", raw.getOrDefault("broker.id", "-1")).trim();
+    try {
+      return Integer.parseInt(id);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** The stop-state topic's name. */
+  public String stateTopic() {
+    return raw.getOrDefault(STATE_TOPIC, DEFAULT_STATE_TOPIC).trim();
+  }
+
+  /** The stop-state topic's partition count when the plugin creates it. */
+  public int stateTopicPartitions() {
+    String value = raw.getOrDefault(STATE_TOPIC_PARTITIONS, "10").trim();
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= 1 && n <= 1000) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        STATE_TOPIC_PARTITIONS + " must be an integer from 1 to 1000, got '" + value + "'");
+  }
+
+  /**
+   * Client properties for the plugin's clients of this (the destination) cluster: {@value
+   * #LOCAL_BOOTSTRAP} or this broker's inter-broker advertised listener, plus every {@value
+   * #LOCAL_CLIENT_PREFIX}{@code *} setting.
+   *
+   * @throws IllegalArgumentException when no bootstrap can be derived, or the derived listener is
+   *     secured and no {@code security.protocol} is given, naming the settings to set
+   */
+  public Properties localClientProperties() {
+    Properties props = new Properties();
+    raw.forEach(
+        (k, v) -> {
+          if (k.startsWith(LOCAL_CLIENT_PREFIX)) {
+            props.put(k.substring(LOCAL_CLIENT_PREFIX.length()), v.trim());
+          }
+        });
+    String bootstrap = raw.get(LOCAL_BOOTSTRAP);
+    if (bootstrap != null && !bootstrap.isBlank()) {
+      props.put("bootstrap.servers", bootstrap.trim());
+      return props;
+    }
+    String listenerName = raw.getOrDefault("inter.broker.listener.name", "PLAINTEXT").trim();
+    String advertised = raw.getOrDefault("advertised.listeners", raw.get("listeners"));
+    String address = null;
+    if (advertised != null) {
+      for (String entry : advertised.split(",")) {
+        String[] parts = entry.trim().split("://", 2);
+        if (parts.length == 2 && parts[0].equalsIgnoreCase(listenerName)) {
+          address = parts[1];
+        }
+      }
+    }
+    if (address == null || address.startsWith(":") || address.startsWith("0.0.0.0:")) {
+      throw new IllegalArgumentException(
+          "cannot derive how the plugin reaches this cluster from listener "
+              + listenerName
+              + " in advertised.listeners="
+              + advertised
+              + "; set "
+              + LOCAL_BOOTSTRAP);
+    }
+    String protocol = listenerName;
+    String map = raw.get("listener.security.protocol.map");
+    if (map != null) {
+      for (String entry : map.split(",")) {
+        String[] kv = entry.trim().split(":", 2);
+        if (kv.length == 2 && kv[0].equalsIgnoreCase(listenerName)) {
+          protocol = kv[1].trim();
+        }
+      }
+    }
+    if (!protocol.equalsIgnoreCase("PLAINTEXT") && !props.containsKey("security.protocol")) {
+      throw new IllegalArgumentException(
+          "listener "
+              + listenerName
+              + " uses "
+              + protocol
+              + "; give the plugin's client settings under "
+              + LOCAL_CLIENT_PREFIX
+              + " (security.protocol, sasl.*, ssl.*) or set "
+              + LOCAL_BOOTSTRAP);
+    }
+    props.put("bootstrap.servers", address);
+    return props;
   }
 }

@@ -70,17 +70,28 @@ final class MirrorOps {
   }
 
   /**
-   * The plain failover of this issue: remove fetchers, barrier naming the source, make writable.
+   * The whole stop sequence of one partition-0 topic through the first broker's endpoint (a
+   * single-broker destination): remove fetchers, truncate, persist offsets, barrier naming the
+   * source, make writable. Returns the barrier offset.
    */
   static long failOver(KafkaCluster destination, String topic, String sourceClusterId) {
     PluginControlClient control = control(destination);
-    JsonNode removed = control.mirrorTransition("remove-fetchers", topic, 0).result(topic, 0);
-    assertThat(removed.has("error")).as(removed.toString()).isFalse();
-    JsonNode barrier = control.barrier(topic, sourceClusterId, 0).result(topic, 0);
-    assertThat(barrier.has("error")).as(barrier.toString()).isFalse();
-    JsonNode writable = control.mirrorTransition("make-writable", topic, 0).result(topic, 0);
-    assertThat(writable.get("state").asText()).as(writable.toString()).isEqualTo("STOPPED");
-    return barrier.get("barrierOffset").asLong();
+    for (String step :
+        java.util.List.of(
+            "remove-fetchers", "truncate", "persist-offsets", "barrier", "make-writable")) {
+      JsonNode result =
+          control
+              .stopStep(
+                  step,
+                  topic,
+                  step.equals("persist-offsets") || step.equals("barrier") ? sourceClusterId : null,
+                  0)
+              .result(topic, 0);
+      assertThat(result.has("error")).as(step + ": " + result).isFalse();
+    }
+    JsonNode stop = control.describe(topic, 0).result(topic, 0).get("stop");
+    assertThat(stop.get("step").asText()).as(stop.toString()).isEqualTo("STOPPED");
+    return stop.get("barrierOffset").asLong();
   }
 
   /** The producers Kafka reports for the partition (Admin describeProducers). */

@@ -121,8 +121,15 @@ class MirroringIT {
                 .get("state")
                 .asText())
         .isEqualTo("STOPPING");
-    JsonNode wrongSource = control.barrier(topic, "not-the-source", 0).result(topic, 0);
+    JsonNode truncated = control.stopStep("truncate", topic, null, 0).result(topic, 0);
+    assertThat(truncated.has("error")).as(truncated.toString()).isFalse();
+    JsonNode wrongSource =
+        control.stopStep("persist-offsets", topic, "not-the-source", 0).result(topic, 0);
     assertThat(wrongSource.get("error").get("code").asText()).isEqualTo("INVALID_STATE");
+    assertThat(wrongSource.get("error").get("message").asText()).contains(source.clusterId());
+    JsonNode persisted =
+        control.stopStep("persist-offsets", topic, source.clusterId(), 0).result(topic, 0);
+    assertThat(persisted.has("error")).as(persisted.toString()).isFalse();
     JsonNode barrier = control.barrier(topic, source.clusterId(), 0).result(topic, 0);
     assertThat(barrier.has("error")).as(barrier.toString()).isFalse();
     assertThat(

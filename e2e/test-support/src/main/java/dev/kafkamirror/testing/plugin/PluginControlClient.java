@@ -81,6 +81,19 @@ public final class PluginControlClient {
   }
 
   /** Writes a barrier on each partition (this broker must lead them). */
+  /** Describe of partitions of any topics. */
+  public Response describe(
+      java.util.Collection<org.apache.kafka.common.TopicPartition> partitions) {
+    List<Map<String, Object>> body = new ArrayList<>();
+    for (org.apache.kafka.common.TopicPartition tp : partitions) {
+      Map<String, Object> entry = new LinkedHashMap<>();
+      entry.put("topic", tp.topic());
+      entry.put("partition", tp.partition());
+      body.add(entry);
+    }
+    return post("/v1/describe", body, null);
+  }
+
   public Response barrier(String topic, String sourceClusterId, int... partitions) {
     return post("/v1/barrier", partitions(topic, sourceClusterId, partitions), 60_000L);
   }
@@ -129,6 +142,20 @@ public final class PluginControlClient {
   /** {@code pause}, {@code resume}, {@code remove-fetchers} or {@code make-writable}. */
   public Response mirrorTransition(String action, String topic, int... partitions) {
     return post("/v1/mirror/" + action, partitions(topic, null, partitions), null);
+  }
+
+  /**
+   * One step of the stop sequence ({@code remove-fetchers}, {@code truncate}, {@code
+   * persist-offsets}, {@code barrier}, {@code make-writable}) for partitions of one topic; {@code
+   * sourceClusterId} is sent with each partition when not null.
+   */
+  public Response stopStep(String step, String topic, String sourceClusterId, int... partitions) {
+    return post("/v1/stop/" + step, partitions(topic, sourceClusterId, partitions), null);
+  }
+
+  /** One step of the stop sequence for any partitions, as {@code topic}/{@code partition} maps. */
+  public Response stopStep(String step, List<Map<String, Object>> partitions, long timeoutMs) {
+    return post("/v1/stop/" + step, partitions, timeoutMs);
   }
 
   private Response post(String path, List<Map<String, Object>> partitions, Long timeoutMs) {

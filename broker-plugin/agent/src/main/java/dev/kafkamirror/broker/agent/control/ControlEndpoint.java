@@ -115,12 +115,18 @@ public final class ControlEndpoint implements AutoCloseable {
     String path = exchange.getRequestURI().getPath();
     switch (path) {
       case "/v1/describe" -> respond(exchange, 200, perPartition(body, false, this::describe));
-      case "/v1/barrier" -> respond(exchange, 200, perPartition(body, true, this::barrier));
+      case "/v1/barrier", "/v1/stop/barrier" ->
+          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.BARRIER));
+      case "/v1/mirror/remove-fetchers", "/v1/stop/remove-fetchers" ->
+          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.REMOVE_FETCHERS));
+      case "/v1/stop/truncate" ->
+          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.TRUNCATE));
+      case "/v1/stop/persist-offsets" ->
+          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.PERSIST_OFFSETS));
+      case "/v1/mirror/make-writable", "/v1/stop/make-writable" ->
+          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.MAKE_WRITABLE));
       case "/v1/mirror/start" -> respond(exchange, 200, startMirroring(body));
-      case "/v1/mirror/pause",
-          "/v1/mirror/resume",
-          "/v1/mirror/remove-fetchers",
-          "/v1/mirror/make-writable" -> {
+      case "/v1/mirror/pause", "/v1/mirror/resume" -> {
         String action = path.substring("/v1/mirror/".length());
         respond(
             exchange,
@@ -142,9 +148,38 @@ public final class ControlEndpoint implements AutoCloseable {
     return control.describe(partition);
   }
 
-  private Map<String, Object> barrier(PartitionRef partition, long timeoutMs)
-      throws PartitionOperationException {
-    return control.appendBarrier(partition, timeoutMs);
+  private Map<String, Object> stopStep(byte[] body, PartitionControl.StopCall step)
+      throws ControlRequestException {
+    ControlRequests.Parsed parsed = requests.parse(body, step.needsSourceClusterId());
+    List<Map<String, Object>> results = new ArrayList<>();
+    List<StepOutcome> outcomes;
+    try {
+      outcomes = control.stopStep(step, parsed.partitions(), parsed.timeoutMs());
+    } catch (RuntimeException | LinkageError e) {
+      LOG.error("stop step {} failed", step, e);
+      outcomes = new ArrayList<>();
+      for (PartitionRef p : parsed.partitions()) {
+        outcomes.add(
+            StepOutcome.failed(
+                p,
+                new PartitionOperationException(
+                    PartitionOperationException.Code.INTERNAL,
+                    p.key() + ": " + step.path() + " failed: " + e)));
+      }
+    }
+    for (StepOutcome o : outcomes) {
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("topic", o.partition().topic());
+      result.put("partition", o.partition().partition());
+      if (o.error() != null) {
+        result.put(
+            "error", Map.of("code", o.error().code().name(), "message", o.error().getMessage()));
+      } else {
+        result.putAll(o.result());
+      }
+      results.add(result);
+    }
+    return Map.of("results", results);
   }
 
   private Map<String, Object> startMirroring(byte[] body) throws ControlRequestException {

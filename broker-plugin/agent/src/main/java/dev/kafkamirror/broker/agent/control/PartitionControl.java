@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.control;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,4 +37,35 @@ public interface PartitionControl {
    */
   Map<String, Object> transition(PartitionRef partition, String action)
       throws PartitionOperationException;
+
+  /** The batched steps of the stop sequence. */
+  enum StopCall {
+    REMOVE_FETCHERS("remove-fetchers"),
+    TRUNCATE("truncate"),
+    PERSIST_OFFSETS("persist-offsets"),
+    BARRIER("barrier"),
+    MAKE_WRITABLE("make-writable");
+
+    private final String path;
+
+    StopCall(String path) {
+      this.path = path;
+    }
+
+    /** The last path segment of the call, as in {@code /v1/stop/truncate}. */
+    public String path() {
+      return path;
+    }
+
+    /** Whether each partition of the call must name its source cluster id. */
+    public boolean needsSourceClusterId() {
+      return this == PERSIST_OFFSETS || this == BARRIER;
+    }
+  }
+
+  /**
+   * One step of the stop sequence for a batch of partitions; each partition succeeds or fails
+   * alone, and every step is idempotent.
+   */
+  List<StepOutcome> stopStep(StopCall step, List<PartitionRef> partitions, long timeoutMs);
 }

@@ -19,6 +19,15 @@ public final class PartitionOperationException extends Exception {
     TIMEOUT,
     /** The partition's state forbids the operation. */
     INVALID_STATE,
+    /**
+     * The truncate step moved the partition's leadership to fence its replicas (a new leader
+     * epoch); describe it again and call the new leader.
+     */
+    LEADER_MOVED,
+    /** A newer leader epoch owns the partition's stop state; this broker's write was refused. */
+    FENCED,
+    /** The durable stop-state topic cannot be read or written now; repeat the call. */
+    STATE_STORE_UNAVAILABLE,
     /** Anything else; the message says what. */
     INTERNAL
   }

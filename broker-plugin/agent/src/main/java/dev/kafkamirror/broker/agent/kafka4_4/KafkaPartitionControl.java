@@ -6,6 +6,7 @@ import dev.kafkamirror.broker.agent.control.PartitionControl;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.agent.control.StepOutcome;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
@@ -37,6 +38,19 @@ public final class KafkaPartitionControl implements PartitionControl {
 
   private static final long POLL_MS = 5L;
 
+  private final KafkaStopSequence stopSequence = new KafkaStopSequence(java.time.Clock.systemUTC());
+
+  @Override
+  public List<StepOutcome> stopStep(StopCall step, List<PartitionRef> partitions, long timeoutMs) {
+    return switch (step) {
+      case REMOVE_FETCHERS -> stopSequence.removeFetchers(partitions, timeoutMs);
+      case TRUNCATE -> stopSequence.truncate(partitions, timeoutMs);
+      case PERSIST_OFFSETS -> stopSequence.persistOffsets(partitions, timeoutMs);
+      case BARRIER -> stopSequence.barrier(partitions, timeoutMs, this);
+      case MAKE_WRITABLE -> stopSequence.makeWritable(partitions, timeoutMs);
+    };
+  }
+
   @Override
   public Map<String, Object> describe(PartitionRef ref) throws PartitionOperationException {
     TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
@@ -49,7 +63,12 @@ public final class KafkaPartitionControl implements PartitionControl {
     UnifiedLog log = maybeLog.get();
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("role", partition.isLeader() ? "LEADER" : "FOLLOWER");
+    out.put(
+        "leaderId",
+        partition.leaderReplicaIdOpt().isDefined() ? partition.leaderReplicaIdOpt().get() : -1);
     out.put("leaderEpoch", partition.getLeaderEpoch());
+    out.put("replicas", List.copyOf(partition.assignmentState().replicas()));
+    out.put("isr", new java.util.TreeSet<>(partition.partitionState().isr()));
     out.put("logStartOffset", log.logStartOffset());
     out.put("logEndOffset", log.logEndOffset());
     out.put("highWatermark", log.highWatermark());
@@ -74,6 +93,10 @@ public final class KafkaPartitionControl implements PartitionControl {
     Map<String, Object> mirror = MirrorRegistry.instance().describe(tp, log.logEndOffset());
     if (!mirror.isEmpty()) {
       out.put("mirror", mirror);
+      Map<String, Object> stop = KafkaStopSequence.describeStop(tp, log);
+      if (!stop.isEmpty()) {
+        out.put("stop", stop);
+      }
     }
     return out;
   }
@@ -116,14 +139,6 @@ public final class KafkaPartitionControl implements PartitionControl {
       switch (action) {
         case "pause" -> registry.transition(tp, MirrorState.MIRRORING, MirrorState.PAUSED);
         case "resume" -> registry.transition(tp, MirrorState.PAUSED, MirrorState.MIRRORING);
-        case "remove-fetchers" -> {
-          if (entry.state() == MirrorState.PAUSED) {
-            registry.transition(tp, MirrorState.PAUSED, MirrorState.STOPPING);
-          } else {
-            registry.transition(tp, MirrorState.MIRRORING, MirrorState.STOPPING);
-          }
-        }
-        case "make-writable" -> makeWritable(tp, partition, entry);
         default -> throw new PartitionOperationException(Code.INTERNAL, "unknown action " + action);
       }
     } catch (IllegalStateException e) {
@@ -133,46 +148,6 @@ public final class KafkaPartitionControl implements PartitionControl {
     out.put("state", entry.state().name());
     out.put("lastMirroredOffset", entry.lastMirroredOffset());
     return out;
-  }
-
-  private static void makeWritable(TopicPartition tp, Partition partition, MirrorEntry entry)
-      throws PartitionOperationException {
-    if (entry.state() == MirrorState.STOPPED) {
-      return;
-    }
-    if (entry.state() != MirrorState.STOPPING) {
-      throw new PartitionOperationException(
-          Code.INVALID_STATE,
-          tp
-              + " is "
-              + entry.state()
-              + "; remove the fetchers and write the barrier before making it writable");
-    }
-    if (!partition.isLeader()) {
-      throw new PartitionOperationException(
-          Code.NOT_LEADER, tp + ": make-writable is decided by the leader");
-    }
-    UnifiedLog log = partition.localLogOrException();
-    long barrierOffset;
-    try {
-      barrierOffset = lastBatchBarrierOffset(log, null);
-    } catch (java.io.IOException e) {
-      throw new PartitionOperationException(Code.INTERNAL, tp + ": cannot read the log: " + e, e);
-    }
-    if (barrierOffset < 0 || barrierOffset < entry.lastMirroredOffset()) {
-      throw new PartitionOperationException(
-          Code.INVALID_STATE,
-          tp
-              + ": no MIRROR_PID_RESET barrier ends the log after the last mirrored offset "
-              + entry.lastMirroredOffset()
-              + "; write the barrier first");
-    }
-    if (log.highWatermark() <= barrierOffset) {
-      throw new PartitionOperationException(
-          Code.INVALID_STATE,
-          tp + ": the barrier at offset " + barrierOffset + " is not yet on every in-sync replica");
-    }
-    MirrorRegistry.instance().transition(tp, MirrorState.STOPPING, MirrorState.STOPPED);
   }
 
   @Override
@@ -279,7 +254,7 @@ public final class KafkaPartitionControl implements PartitionControl {
    *
    * @return how many markers were written
    */
-  private static int abortOpenTransactions(Partition partition, UnifiedLog log) {
+  static int abortOpenTransactions(Partition partition, UnifiedLog log) {
     KafkaProducerStateTarget state = new KafkaProducerStateTarget(log.producerStateManager(), null);
     int written = 0;
     for (var open : state.openTransactions()) {
@@ -306,10 +281,24 @@ public final class KafkaPartitionControl implements PartitionControl {
     return written;
   }
 
+  /** The log's last batch, or null for an empty log. */
+  static RecordBatch lastBatch(UnifiedLog log) throws java.io.IOException {
+    long leo = log.logEndOffset();
+    if (leo <= log.logStartOffset()) {
+      return null;
+    }
+    RecordBatch last = null;
+    for (RecordBatch batch :
+        log.read(leo - 1, 64 * 1024, FetchIsolation.LOG_END, true).records.batches()) {
+      last = batch;
+    }
+    return last;
+  }
+
   /**
    * The offset of the log's last batch when it is a barrier of {@code sourceClusterId}, else -1.
    */
-  private static long lastBatchBarrierOffset(UnifiedLog log, String sourceClusterId)
+  static long lastBatchBarrierOffset(UnifiedLog log, String sourceClusterId)
       throws java.io.IOException {
     long leo = log.logEndOffset();
     if (leo <= log.logStartOffset()) {
@@ -332,7 +321,7 @@ public final class KafkaPartitionControl implements PartitionControl {
     return last.baseOffset();
   }
 
-  private static int[] producerCounts(UnifiedLog log) {
+  static int[] producerCounts(UnifiedLog log) {
     for (int attempt = 0; ; attempt++) {
       try {
         KafkaProducerStateTarget target =
@@ -346,7 +335,7 @@ public final class KafkaPartitionControl implements PartitionControl {
     }
   }
 
-  private static Partition localPartition(TopicPartition tp) throws PartitionOperationException {
+  static Partition localPartition(TopicPartition tp) throws PartitionOperationException {
     ReplicaManager rm =
         BrokerHandles.replicaManager()
             .orElseThrow(

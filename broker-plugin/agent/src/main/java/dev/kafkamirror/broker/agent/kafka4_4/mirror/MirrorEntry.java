@@ -21,6 +21,7 @@ public final class MirrorEntry {
   private volatile String lastError;
   private volatile long batchesAppended;
   private volatile Map<String, String> persistableClientProperties = Map.of();
+  private volatile int stopStateCheckedAtEpoch = -1;
 
   MirrorEntry(String mirrorName, MirrorState state) {
     this.mirrorName = mirrorName;
@@ -91,6 +92,18 @@ public final class MirrorEntry {
 
   public String lastError() {
     return lastError;
+  }
+
+  /**
+   * The leader epoch at which the fetcher last confirmed, from the durable stop state, that no stop
+   * has started for this partition; -1 before that. A leader confirms once per epoch it gains.
+   */
+  int stopStateCheckedAtEpoch() {
+    return stopStateCheckedAtEpoch;
+  }
+
+  void stopStateCheckedAtEpoch(int epoch) {
+    this.stopStateCheckedAtEpoch = epoch;
   }
 
   /** Whether client writes must be refused. */

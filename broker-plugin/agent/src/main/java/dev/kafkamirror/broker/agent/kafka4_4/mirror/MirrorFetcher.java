@@ -1,6 +1,9 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
 import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
+import dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +50,7 @@ final class MirrorFetcher extends Thread {
   private static final int PARTITION_MAX_BYTES = 1024 * 1024;
   private static final long IDLE_SLEEP_MS = 50L;
   private static final long ERROR_BACKOFF_MS = 500L;
+  private static final long STOP_STATE_SYNC_TIMEOUT_MS = 5_000L;
 
   private final SourceCluster source;
   private final MirrorRegistry registry;
@@ -113,6 +117,7 @@ final class MirrorFetcher extends Thread {
         active.put(e.getKey(), partition.get());
       }
     }
+    checkStopState(active);
     if (active.isEmpty()) {
       return false;
     }
@@ -172,6 +177,53 @@ final class MirrorFetcher extends Thread {
       progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active);
     }
     return progressed;
+  }
+
+  /**
+   * Before a leader's first append in each leader epoch it gains, reads the durable stop state up
+   * to date: a partition whose stop has begun (recorded by an earlier leader) is never fetched
+   * again. Until that check succeeds the partition is not fetched.
+   */
+  private void checkStopState(Map<TopicPartition, Partition> active) {
+    List<TopicPartition> unchecked = new java.util.ArrayList<>();
+    for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
+      MirrorEntry entry = registry.entry(e.getKey()).orElse(null);
+      if (entry != null && entry.stopStateCheckedAtEpoch() != e.getValue().getLeaderEpoch()) {
+        unchecked.add(e.getKey());
+      }
+    }
+    if (unchecked.isEmpty()) {
+      return;
+    }
+    StopStateStore store;
+    try {
+      store = StopStateStore.get();
+      store.sync(STOP_STATE_SYNC_TIMEOUT_MS);
+    } catch (StopStateUnavailableException ex) {
+      for (TopicPartition tp : unchecked) {
+        registry
+            .entry(tp)
+            .ifPresent(
+                m ->
+                    m.error(
+                        "not fetching "
+                            + tp
+                            + " until the stop state can be read: "
+                            + ex.getMessage()));
+        active.remove(tp);
+      }
+      return;
+    }
+    for (TopicPartition tp : unchecked) {
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      Partition partition = active.get(tp);
+      int epoch = partition.getLeaderEpoch();
+      if (entry == null || StopStateAdoption.adopt(store, tp, entry)) {
+        active.remove(tp);
+      } else {
+        entry.stopStateCheckedAtEpoch(epoch);
+      }
+    }
   }
 
   private boolean fetchFrom(

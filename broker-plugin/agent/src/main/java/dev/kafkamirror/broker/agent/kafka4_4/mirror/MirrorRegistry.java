@@ -185,6 +185,42 @@ public final class MirrorRegistry {
     return entry;
   }
 
+  /**
+   * Moves a partition forward to {@code target} (STOPPING or STOPPED) from any earlier state, under
+   * the entry's lock, so that no mirror append is in flight when it returns. A partition already at
+   * or past {@code target} stays as it is.
+   *
+   * @return the entry, or empty when the partition is not a mirror here
+   */
+  public Optional<MirrorEntry> advanceTo(TopicPartition tp, MirrorState target) {
+    if (target != MirrorState.STOPPING && target != MirrorState.STOPPED) {
+      throw new IllegalArgumentException("advanceTo only STOPPING or STOPPED, not " + target);
+    }
+    MirrorEntry entry = entries.get(tp);
+    if (entry == null) {
+      return Optional.empty();
+    }
+    boolean changed = false;
+    synchronized (entry) {
+      MirrorState now = entry.state();
+      if (now != target && now != MirrorState.STOPPED) {
+        entry.state(target);
+        changed = true;
+      }
+    }
+    if (changed) {
+      synchronized (this) {
+        persist();
+      }
+    }
+    return Optional.of(entry);
+  }
+
+  /** Every registered partition and its entry. */
+  public Map<TopicPartition, MirrorEntry> all() {
+    return entriesSorted();
+  }
+
   /** For describe: the mirror fields of a partition. */
   public Map<String, Object> describe(TopicPartition tp, long logEndOffset) {
     MirrorEntry entry = entries.get(tp);

@@ -1,0 +1,837 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import dev.kafkamirror.broker.agent.control.PartitionOperationException;
+import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
+import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.agent.control.StepOutcome;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.LeaderFence;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
+import dev.kafkamirror.broker.core.record.BarrierBatch;
+import dev.kafkamirror.broker.core.record.MirrorPidResetRecord;
+import dev.kafkamirror.broker.core.stop.FencedStopStateException;
+import dev.kafkamirror.broker.core.stop.StopState;
+import dev.kafkamirror.broker.core.stop.StopStateKey;
+import dev.kafkamirror.broker.core.stop.StopStep;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import kafka.cluster.Partition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.server.common.RequestLocal;
+import org.apache.kafka.storage.internals.log.AppendOrigin;
+import org.apache.kafka.storage.internals.log.LogAppendInfo;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
+import org.apache.kafka.storage.internals.log.VerificationGuard;
+
+/**
+ * The safe stop sequence of mirror partitions on a Kafka 4.4 broker, one batched call per step:
+ *
+ * <ol>
+ *   <li>{@link #removeFetchers}: no mirror append is in flight or will start (any replica); the
+ *       leader records {@link StopStep#FETCHERS_REMOVED}.
+ *   <li>{@link #truncate}: the leader records the truncation target (its last stable offset) as
+ *       {@link StopStep#TRUNCATING} <em>before</em> truncating, fences the replicas with a new
+ *       leader epoch when the log holds batches of the current epoch ({@link LeaderFence}; the call
+ *       then answers {@link Code#LEADER_MOVED} and the new leader continues), truncates, and
+ *       records {@link StopStep#TRUNCATED}.
+ *   <li>{@link #persistOffsets}: records the last mirrored offset, its leader epoch and the source
+ *       cluster id ({@link StopStep#OFFSETS_PERSISTED}), which a failback needs.
+ *   <li>{@link #barrier}: appends the MIRROR_PID_RESET barrier (acks=all: waits until it is below
+ *       the high watermark) and records {@link StopStep#BARRIER_WRITTEN}.
+ *   <li>{@link #makeWritable}: records {@link StopStep#STOPPED}, then lets clients write.
+ * </ol>
+ *
+ * <p>Invariants: every step is idempotent and reads the durable state (synced once per call) before
+ * acting, so it can be repeated after any crash or leader move, on any broker; progress is recorded
+ * before the destructive truncation and the barrier's precondition is recorded before the barrier;
+ * the barrier is appended only at the recorded truncation offset, so a leader that has not
+ * truncated yet cannot put it anywhere else; a partition becomes writable only after STOPPED is
+ * recorded, which happens only after the barrier is on every in-sync replica.
+ *
+ * <p>Thread-safe: state lives in the registry, the store and the logs.
+ */
+public final class KafkaStopSequence {
+
+  private static final long POLL_MS = 5L;
+
+  /** One partition of a call, resolved on this broker. */
+  private record Target(
+      PartitionRef ref,
+      TopicPartition tp,
+      Partition partition,
+      UnifiedLog log,
+      MirrorEntry entry,
+      StopStateKey key) {}
+
+  private final Clock clock;
+
+  public KafkaStopSequence(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED. */
+  public List<StepOutcome> removeFetchers(List<PartitionRef> refs, long timeoutMs) {
+    Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
+    List<Target> leaders = new ArrayList<>();
+    List<Target> all = new ArrayList<>();
+    for (PartitionRef ref : refs) {
+      try {
+        Target t = resolve(ref, false);
+        MirrorRegistry.instance().advanceTo(t.tp(), MirrorState.STOPPING);
+        all.add(t);
+        if (t.partition().isLeader()) {
+          leaders.add(t);
+        }
+      } catch (PartitionOperationException e) {
+        out.put(ref, StepOutcome.failed(ref, e));
+      }
+    }
+    Map<PartitionRef, PartitionOperationException> failed = new HashMap<>();
+    if (!leaders.isEmpty()) {
+      try {
+        StopStateStore store = store();
+        sync(store, timeoutMs);
+        List<StopState> writes = new ArrayList<>();
+        Map<StopState, Target> writers = new HashMap<>();
+        for (Target t : leaders) {
+          if (store.get(t.key()).isEmpty()) {
+            StopState s =
+                StopState.fetchersRemoved(
+                    t.key(), t.tp().topic(), epoch(t), store.brokerId(), clock.millis());
+            writes.add(s);
+            writers.put(s, t);
+          }
+        }
+        failed.putAll(write(store, writes, writers, timeoutMs));
+      } catch (PartitionOperationException e) {
+        leaders.forEach(t -> failed.put(t.ref(), e));
+      }
+    }
+    for (Target t : all) {
+      PartitionOperationException e = failed.get(t.ref());
+      out.put(
+          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
+    }
+    return ordered(refs, out);
+  }
+
+  /** Step 2 on the leader: fix the target, fence if needed, truncate to it. */
+  public List<StepOutcome> truncate(List<PartitionRef> refs, long timeoutMs) {
+    Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
+    StopStateStore store;
+    try {
+      store = store();
+      sync(store, timeoutMs);
+    } catch (PartitionOperationException e) {
+      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+      return ordered(refs, out);
+    }
+    List<StopState> announce = new ArrayList<>();
+    Map<StopState, Target> announcers = new HashMap<>();
+    Map<Target, Long> toTruncate = new LinkedHashMap<>();
+    Map<Target, Integer> toFence = new LinkedHashMap<>();
+    Map<Target, StopState> base = new HashMap<>();
+    for (PartitionRef ref : refs) {
+      try {
+        Target t = resolve(ref, true);
+        StopState durable = startedStop(t, store);
+        base.put(t, durable);
+        if (durable.step().atLeast(StopStep.BARRIER_WRITTEN)) {
+          out.put(ref, StepOutcome.ok(ref, view(t)));
+          continue;
+        }
+        // With the barrier rule switched off (stock comparisons only) the failover is a stock
+        // one: nothing is truncated.
+        long stockTarget = BarrierHooks.ruleEnabled() ? -1L : t.log().logEndOffset();
+        long target =
+            stockTarget >= 0 && !durable.step().atLeast(StopStep.TRUNCATING)
+                ? stockTarget
+                : durable.step().atLeast(StopStep.TRUNCATED)
+                    ? durable.truncatedToOffset()
+                    : durable.step().atLeast(StopStep.TRUNCATING)
+                        ? durable.truncateTargetOffset()
+                        : t.log().lastStableOffset();
+        if (!durable.step().atLeast(StopStep.TRUNCATING)) {
+          StopState s =
+              durable
+                  .withTruncateTarget(target)
+                  .advance(StopStep.TRUNCATING, epoch(t), store.brokerId(), clock.millis());
+          announce.add(s);
+          announcers.put(s, t);
+        }
+        Integer fenceTo = t.log().logEndOffset() > target && !fenced(t) ? fenceTarget(t) : null;
+        if (fenceTo != null) {
+          toFence.put(t, fenceTo);
+        } else {
+          toTruncate.put(t, target);
+        }
+      } catch (PartitionOperationException e) {
+        out.put(ref, StepOutcome.failed(ref, e));
+      }
+    }
+    // Progress before anything destructive: the target is durable before any truncation or fence.
+    Map<PartitionRef, PartitionOperationException> failed =
+        write(store, announce, announcers, timeoutMs);
+    failed.forEach((ref, e) -> out.put(ref, StepOutcome.failed(ref, e)));
+    toFence.keySet().removeIf(t -> failed.containsKey(t.ref()));
+    toTruncate.keySet().removeIf(t -> failed.containsKey(t.ref()));
+    announce.forEach(s -> base.put(announcers.get(s), s));
+
+    if (!toFence.isEmpty()) {
+      Map<TopicPartition, Integer> moves = new LinkedHashMap<>();
+      toFence.forEach((t, leader) -> moves.put(t.tp(), leader));
+      Map<TopicPartition, LeaderFence.Moved> moved;
+      try {
+        moved = LeaderFence.moveLeadership(store.admin(), moves, timeoutMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        moved = Map.of();
+      }
+      for (Target t : toFence.keySet()) {
+        LeaderFence.Moved m = moved.get(t.tp());
+        String error = m == null ? "interrupted" : m.error();
+        out.put(
+            t.ref(),
+            StepOutcome.failed(
+                t.ref(),
+                error == null
+                    ? new PartitionOperationException(
+                        Code.LEADER_MOVED,
+                        t.tp()
+                            + ": leadership moved from broker "
+                            + store.brokerId()
+                            + " (leader epoch "
+                            + epoch(t)
+                            + ") to broker "
+                            + m.newLeaderId()
+                            + " to fence the replicas before the truncation to offset "
+                            + base.get(t).truncateTargetOffset()
+                            + "; call truncate on broker "
+                            + m.newLeaderId())
+                    : new PartitionOperationException(
+                        Code.NOT_ENOUGH_REPLICAS,
+                        t.tp()
+                            + ": cannot fence the replicas by moving leadership to broker "
+                            + toFence.get(t)
+                            + ": "
+                            + error)));
+      }
+    }
+
+    List<StopState> done = new ArrayList<>();
+    Map<StopState, Target> doers = new HashMap<>();
+    for (Map.Entry<Target, Long> e : toTruncate.entrySet()) {
+      Target t = e.getKey();
+      try {
+        long target = e.getValue();
+        if (t.log().logEndOffset() > target) {
+          t.partition().truncateTo(target, false);
+        }
+        int[] counts = KafkaPartitionControl.producerCounts(t.log());
+        if (counts[1] > 0 && BarrierHooks.ruleEnabled()) {
+          throw new PartitionOperationException(
+              Code.INTERNAL,
+              t.tp()
+                  + ": "
+                  + counts[1]
+                  + " transaction(s) still open after truncating to offset "
+                  + target);
+        }
+        StopState durable = base.get(t);
+        if (!durable.step().atLeast(StopStep.TRUNCATED)) {
+          RecordBatch last = KafkaPartitionControl.lastBatch(t.log());
+          StopState s =
+              durable
+                  .withTruncatedTo(
+                      t.log().logEndOffset(), last == null ? -1 : last.partitionLeaderEpoch())
+                  .advance(StopStep.TRUNCATED, epoch(t), store.brokerId(), clock.millis());
+          done.add(s);
+          doers.put(s, t);
+        }
+      } catch (PartitionOperationException ex) {
+        out.put(t.ref(), StepOutcome.failed(t.ref(), ex));
+      } catch (IOException | RuntimeException ex) {
+        out.put(
+            t.ref(),
+            StepOutcome.failed(
+                t.ref(),
+                new PartitionOperationException(
+                    Code.INTERNAL, t.tp() + ": truncation failed: " + ex, ex)));
+      }
+    }
+    Map<PartitionRef, PartitionOperationException> failedDone =
+        write(store, done, doers, timeoutMs);
+    for (Target t : toTruncate.keySet()) {
+      if (out.containsKey(t.ref())) {
+        continue;
+      }
+      PartitionOperationException e = failedDone.get(t.ref());
+      out.put(
+          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
+    }
+    return ordered(refs, out);
+  }
+
+  /** Step 3 on the leader: record the last mirrored offset, its epoch and the source. */
+  public List<StepOutcome> persistOffsets(List<PartitionRef> refs, long timeoutMs) {
+    Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
+    StopStateStore store;
+    try {
+      store = store();
+      sync(store, timeoutMs);
+    } catch (PartitionOperationException e) {
+      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+      return ordered(refs, out);
+    }
+    List<StopState> writes = new ArrayList<>();
+    Map<StopState, Target> writers = new HashMap<>();
+    List<Target> targets = new ArrayList<>();
+    for (PartitionRef ref : refs) {
+      try {
+        Target t = resolve(ref, true);
+        StopState durable = requireStep(t, store, StopStep.TRUNCATED, "truncate");
+        checkSource(t, ref.sourceClusterId(), durable);
+        targets.add(t);
+        if (!durable.step().atLeast(StopStep.OFFSETS_PERSISTED)) {
+          StopState s =
+              durable
+                  .withMirroredEnd(durable.truncatedToOffset(), ref.sourceClusterId())
+                  .advance(StopStep.OFFSETS_PERSISTED, epoch(t), store.brokerId(), clock.millis());
+          writes.add(s);
+          writers.put(s, t);
+        }
+      } catch (PartitionOperationException e) {
+        out.put(ref, StepOutcome.failed(ref, e));
+      }
+    }
+    Map<PartitionRef, PartitionOperationException> failed =
+        write(store, writes, writers, timeoutMs);
+    for (Target t : targets) {
+      PartitionOperationException e = failed.get(t.ref());
+      out.put(
+          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
+    }
+    return ordered(refs, out);
+  }
+
+  /**
+   * Step 4 on the leader: the barrier at the recorded truncation offset, acks=all. Partitions that
+   * are not mirrors get a barrier too (for tests and manual repairs), as before the stop sequence.
+   */
+  public List<StepOutcome> barrier(
+      List<PartitionRef> refs, long timeoutMs, KafkaPartitionControl plainBarrier) {
+    Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    Map<Target, Long> written = new LinkedHashMap<>();
+    Map<Target, Boolean> appendedNow = new HashMap<>();
+    StopStateStore store = null;
+    for (PartitionRef ref : refs) {
+      try {
+        TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+        if (MirrorRegistry.instance().entry(tp).isEmpty()) {
+          out.put(ref, StepOutcome.ok(ref, plainBarrier.appendBarrier(ref, remainingMs(deadline))));
+          continue;
+        }
+        if (store == null) {
+          store = store();
+          sync(store, remainingMs(deadline));
+        }
+        Target t = resolve(ref, true);
+        StopState durable = requireStep(t, store, StopStep.OFFSETS_PERSISTED, "persist-offsets");
+        if (!ref.sourceClusterId().equals(durable.sourceClusterId())) {
+          throw new PartitionOperationException(
+              Code.INVALID_STATE,
+              t.tp()
+                  + ": the recorded source cluster is "
+                  + durable.sourceClusterId()
+                  + ", not "
+                  + ref.sourceClusterId()
+                  + "; the barrier must name the source the partition mirrored");
+        }
+        if (durable.step().atLeast(StopStep.BARRIER_WRITTEN)) {
+          written.put(t, durable.barrierOffset());
+          appendedNow.put(t, false);
+          continue;
+        }
+        long existing =
+            KafkaPartitionControl.lastBatchBarrierOffset(t.log(), ref.sourceClusterId());
+        if (existing >= durable.truncatedToOffset()) {
+          written.put(t, existing);
+          appendedNow.put(t, false);
+          continue;
+        }
+        long leo = t.log().logEndOffset();
+        if (leo != durable.truncatedToOffset()) {
+          throw new PartitionOperationException(
+              Code.INVALID_STATE,
+              t.tp()
+                  + ": the log ends at offset "
+                  + leo
+                  + ", not at the recorded truncation offset "
+                  + durable.truncatedToOffset()
+                  + " (a replica that became leader has not truncated yet); call truncate again");
+        }
+        MemoryRecords barrier =
+            MemoryRecords.readableRecords(
+                BarrierBatch.build(
+                    MirrorPidResetRecord.of(ref.sourceClusterId()), System.currentTimeMillis()));
+        LogAppendInfo info =
+            t.partition()
+                .appendRecordsToLeader(
+                    barrier,
+                    AppendOrigin.COORDINATOR,
+                    -1,
+                    RequestLocal.noCaching(),
+                    VerificationGuard.SENTINEL,
+                    (short) 0);
+        written.put(t, info.lastOffset());
+        appendedNow.put(t, true);
+      } catch (PartitionOperationException e) {
+        out.put(ref, StepOutcome.failed(ref, e));
+      } catch (NotLeaderOrFollowerException e) {
+        out.put(
+            ref,
+            StepOutcome.failed(
+                ref,
+                new PartitionOperationException(
+                    Code.NOT_LEADER, ref.key() + ": " + e.getMessage(), e)));
+      } catch (NotEnoughReplicasException e) {
+        out.put(
+            ref,
+            StepOutcome.failed(
+                ref,
+                new PartitionOperationException(
+                    Code.NOT_ENOUGH_REPLICAS, ref.key() + ": " + e.getMessage(), e)));
+      } catch (IOException | RuntimeException e) {
+        out.put(
+            ref,
+            StepOutcome.failed(
+                ref,
+                new PartitionOperationException(
+                    Code.INTERNAL, ref.key() + ": the barrier failed: " + e, e)));
+      }
+    }
+    // acks=all: every barrier must be below the high watermark, i.e. on every in-sync replica.
+    List<StopState> writes = new ArrayList<>();
+    Map<StopState, Target> writers = new HashMap<>();
+    for (Map.Entry<Target, Long> e : written.entrySet()) {
+      Target t = e.getKey();
+      long offset = e.getValue();
+      while (t.log().highWatermark() <= offset && System.nanoTime() < deadline) {
+        sleep();
+      }
+      if (t.log().highWatermark() <= offset) {
+        out.put(
+            t.ref(),
+            StepOutcome.failed(
+                t.ref(),
+                new PartitionOperationException(
+                    Code.TIMEOUT,
+                    t.tp()
+                        + ": the barrier at offset "
+                        + offset
+                        + " is written but not yet below the high watermark "
+                        + t.log().highWatermark()
+                        + " after "
+                        + timeoutMs
+                        + " ms; repeat the call to wait again")));
+        continue;
+      }
+      StopState durable = store.get(t.key()).orElseThrow();
+      if (!durable.step().atLeast(StopStep.BARRIER_WRITTEN)) {
+        StopState s =
+            durable
+                .withBarrier(offset)
+                .advance(StopStep.BARRIER_WRITTEN, epoch(t), store.brokerId(), clock.millis());
+        writes.add(s);
+        writers.put(s, t);
+      }
+    }
+    Map<PartitionRef, PartitionOperationException> failed =
+        store == null ? Map.of() : write(store, writes, writers, remainingMs(deadline));
+    for (Map.Entry<Target, Long> e : written.entrySet()) {
+      Target t = e.getKey();
+      if (out.containsKey(t.ref())) {
+        continue;
+      }
+      PartitionOperationException error = failed.get(t.ref());
+      if (error != null) {
+        out.put(t.ref(), StepOutcome.failed(t.ref(), error));
+      } else {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("barrierOffset", e.getValue());
+        result.put("appended", appendedNow.get(t));
+        result.put("abortedTransactions", 0);
+        result.put("highWatermark", t.log().highWatermark());
+        result.putAll(view(t));
+        out.put(t.ref(), StepOutcome.ok(t.ref(), result));
+      }
+    }
+    return ordered(refs, out);
+  }
+
+  /**
+   * Step 5: on the leader, records STOPPED once the barrier is on every in-sync replica, then lets
+   * clients write; on a follower, follows a STOPPED already recorded.
+   */
+  public List<StepOutcome> makeWritable(List<PartitionRef> refs, long timeoutMs) {
+    Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
+    StopStateStore store;
+    try {
+      store = store();
+      sync(store, timeoutMs);
+    } catch (PartitionOperationException e) {
+      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+      return ordered(refs, out);
+    }
+    List<StopState> writes = new ArrayList<>();
+    Map<StopState, Target> writers = new HashMap<>();
+    List<Target> ready = new ArrayList<>();
+    for (PartitionRef ref : refs) {
+      try {
+        Target t = resolve(ref, false);
+        if (!t.partition().isLeader()) {
+          StopState durable = store.get(t.key()).orElse(null);
+          if (durable == null || durable.step() != StopStep.STOPPED) {
+            throw new PartitionOperationException(
+                Code.INVALID_STATE,
+                t.tp()
+                    + ": this broker follows; the leader has not recorded STOPPED yet (stop step "
+                    + (durable == null ? "none" : durable.step())
+                    + ")");
+          }
+          ready.add(t);
+          continue;
+        }
+        StopState durable = requireStep(t, store, StopStep.BARRIER_WRITTEN, "barrier");
+        if (t.log().highWatermark() <= durable.barrierOffset()) {
+          throw new PartitionOperationException(
+              Code.INVALID_STATE,
+              t.tp()
+                  + ": the barrier at offset "
+                  + durable.barrierOffset()
+                  + " is not below the high watermark "
+                  + t.log().highWatermark()
+                  + "; call barrier again to wait for it");
+        }
+        ready.add(t);
+        if (durable.step() != StopStep.STOPPED) {
+          StopState s =
+              durable.advance(StopStep.STOPPED, epoch(t), store.brokerId(), clock.millis());
+          writes.add(s);
+          writers.put(s, t);
+        }
+      } catch (PartitionOperationException e) {
+        out.put(ref, StepOutcome.failed(ref, e));
+      }
+    }
+    Map<PartitionRef, PartitionOperationException> failed =
+        write(store, writes, writers, timeoutMs);
+    for (Target t : ready) {
+      PartitionOperationException e = failed.get(t.ref());
+      if (e != null) {
+        out.put(t.ref(), StepOutcome.failed(t.ref(), e));
+        continue;
+      }
+      // STOPPED is durable: only now may clients write.
+      MirrorRegistry.instance().advanceTo(t.tp(), MirrorState.STOPPED);
+      out.put(t.ref(), StepOutcome.ok(t.ref(), view(t)));
+    }
+    return ordered(refs, out);
+  }
+
+  /** The durable stop fields of a local partition, for describe; empty when none. */
+  static Map<String, Object> describeStop(TopicPartition tp, UnifiedLog log) {
+    Optional<MirrorEntry> entry = MirrorRegistry.instance().entry(tp);
+    Optional<StopStateStore> store = StopStateStore.ifStarted();
+    Optional<Uuid> topicId = log.topicId();
+    if (entry.isEmpty() || store.isEmpty() || topicId.isEmpty()) {
+      return Map.of();
+    }
+    return store
+        .get()
+        .get(new StopStateKey(entry.get().mirrorName(), topicId.get().toString(), tp.partition()))
+        .map(KafkaStopSequence::fields)
+        .orElse(Map.of());
+  }
+
+  private static Map<String, Object> fields(StopState s) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("step", s.step().name());
+    out.put("stepNumber", s.step().number());
+    out.put("stateLeaderEpoch", s.leaderEpoch());
+    out.put("writerBrokerId", s.writerBrokerId());
+    out.put("truncateTargetOffset", s.truncateTargetOffset());
+    out.put("truncatedToOffset", s.truncatedToOffset());
+    out.put("lastMirroredOffset", s.lastMirroredOffset());
+    out.put("lastMirroredEpoch", s.lastMirroredEpoch());
+    out.put("barrierOffset", s.barrierOffset());
+    out.put("sourceClusterId", s.sourceClusterId());
+    out.put("updatedAtMs", s.updatedAtMs());
+    return out;
+  }
+
+  private Map<String, Object> view(Target t) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("state", t.entry().state().name());
+    out.put("leaderEpoch", t.partition().getLeaderEpoch());
+    out.put("logEndOffset", t.log().logEndOffset());
+    Map<String, Object> stop = describeStop(t.tp(), t.log());
+    if (!stop.isEmpty()) {
+      out.put("stop", stop);
+    }
+    return out;
+  }
+
+  /**
+   * The durable state of a stop that has begun: a partition whose fetchers this leader has not
+   * stopped yet follows a recorded stop; one with no record at all starts from FETCHERS_REMOVED.
+   */
+  private StopState startedStop(Target t, StopStateStore store) throws PartitionOperationException {
+    Optional<StopState> durable = store.get(t.key());
+    MirrorState local = t.entry().state();
+    if (durable.isEmpty() && (local == MirrorState.MIRRORING || local == MirrorState.PAUSED)) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          t.tp()
+              + " is "
+              + local
+              + " (mirror "
+              + t.entry().mirrorName()
+              + "); remove the fetchers first");
+    }
+    MirrorRegistry.instance().advanceTo(t.tp(), MirrorState.STOPPING);
+    return durable.orElseGet(
+        () ->
+            StopState.fetchersRemoved(
+                t.key(), t.tp().topic(), epoch(t), store.brokerId(), clock.millis()));
+  }
+
+  private static StopState requireStep(
+      Target t, StopStateStore store, StopStep needed, String previousCall)
+      throws PartitionOperationException {
+    StopState durable = store.get(t.key()).orElse(null);
+    if (durable == null || !durable.step().atLeast(needed)) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          t.tp()
+              + " (mirror "
+              + t.entry().mirrorName()
+              + ") is at stop step "
+              + (durable == null ? "none" : durable.step())
+              + "; "
+              + needed
+              + " is needed: call "
+              + previousCall
+              + " first");
+    }
+    return durable;
+  }
+
+  private static void checkSource(Target t, String requested, StopState durable)
+      throws PartitionOperationException {
+    if (durable.sourceClusterId() != null && !durable.sourceClusterId().equals(requested)) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          t.tp()
+              + ": the recorded source cluster is "
+              + durable.sourceClusterId()
+              + ", not "
+              + requested);
+    }
+    String known =
+        t.entry().sourceClusterId() != null
+            ? t.entry().sourceClusterId()
+            : t.entry().expectedSourceClusterId();
+    if (known != null && !known.equals(requested)) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          t.tp()
+              + " mirrored data of source cluster "
+              + known
+              + " (mirror "
+              + t.entry().mirrorName()
+              + "), not "
+              + requested
+              + "; the stop must name the real source");
+    }
+  }
+
+  /** Whether every batch in the log is of an older leader epoch than the current one. */
+  private static boolean fenced(Target t) throws PartitionOperationException {
+    try {
+      RecordBatch last = KafkaPartitionControl.lastBatch(t.log());
+      return last == null || last.partitionLeaderEpoch() < t.partition().getLeaderEpoch();
+    } catch (IOException e) {
+      throw new PartitionOperationException(
+          Code.INTERNAL, t.tp() + ": cannot read the log: " + e, e);
+    }
+  }
+
+  /**
+   * The in-sync replica to move leadership to; a partition without other replicas needs no fence.
+   */
+  private static Integer fenceTarget(Target t) throws PartitionOperationException {
+    int self = BrokerHandles.replicaManager().map(rm -> rm.localBrokerId()).orElse(-1);
+    List<Integer> replicas = t.partition().assignmentState().replicas();
+    java.util.Set<Integer> isr = t.partition().partitionState().isr();
+    List<Integer> others = new ArrayList<>();
+    for (Integer r : replicas) {
+      if (r != self) {
+        others.add(r);
+      }
+    }
+    if (others.isEmpty()) {
+      return null;
+    }
+    for (Integer r : others) {
+      if (isr.contains(r)) {
+        return r;
+      }
+    }
+    throw new PartitionOperationException(
+        Code.NOT_ENOUGH_REPLICAS,
+        t.tp()
+            + ": cannot fence before truncating: no other in-sync replica to move leadership to"
+            + " (replicas "
+            + replicas
+            + ", in-sync "
+            + isr
+            + "); a replica that comes back would keep the truncated records. Repeat when a"
+            + " replica is back in sync");
+  }
+
+  private Target resolve(PartitionRef ref, boolean requireLeader)
+      throws PartitionOperationException {
+    TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+    Partition partition = KafkaPartitionControl.localPartition(tp);
+    if (partition.log().isEmpty()) {
+      throw new PartitionOperationException(
+          Code.UNKNOWN_PARTITION, tp + " has no local log on this broker");
+    }
+    UnifiedLog log = partition.log().get();
+    MirrorEntry entry =
+        MirrorRegistry.instance()
+            .entry(tp)
+            .orElseThrow(
+                () ->
+                    new PartitionOperationException(
+                        Code.INVALID_STATE,
+                        tp
+                            + " is not a mirror on this broker; the stop steps apply to mirror partitions"));
+    Uuid topicId =
+        log.topicId()
+            .orElseThrow(
+                () ->
+                    new PartitionOperationException(
+                        Code.BROKER_NOT_READY, tp + " has no topic id yet"));
+    if (requireLeader && !partition.isLeader()) {
+      throw new PartitionOperationException(
+          Code.NOT_LEADER,
+          "this broker is not the leader of "
+              + tp
+              + " (leader "
+              + (partition.leaderReplicaIdOpt().isDefined()
+                  ? partition.leaderReplicaIdOpt().get()
+                  : "none")
+              + "); call the leader");
+    }
+    return new Target(
+        ref,
+        tp,
+        partition,
+        log,
+        entry,
+        new StopStateKey(entry.mirrorName(), topicId.toString(), tp.partition()));
+  }
+
+  private static int epoch(Target t) {
+    return t.partition().getLeaderEpoch();
+  }
+
+  private static StopStateStore store() throws PartitionOperationException {
+    try {
+      return StopStateStore.get();
+    } catch (StopStateUnavailableException e) {
+      throw unavailable(e);
+    }
+  }
+
+  private static void sync(StopStateStore store, long timeoutMs)
+      throws PartitionOperationException {
+    try {
+      store.sync(timeoutMs);
+    } catch (StopStateUnavailableException e) {
+      throw unavailable(e);
+    }
+  }
+
+  private static PartitionOperationException unavailable(StopStateUnavailableException e) {
+    return new PartitionOperationException(Code.STATE_STORE_UNAVAILABLE, e.getMessage(), e);
+  }
+
+  /** Writes, and maps each failure to its partition. */
+  private static Map<PartitionRef, PartitionOperationException> write(
+      StopStateStore store, List<StopState> states, Map<StopState, Target> owners, long timeoutMs) {
+    Map<PartitionRef, PartitionOperationException> failed = new HashMap<>();
+    if (states.isEmpty()) {
+      return failed;
+    }
+    for (StopStateStore.WriteOutcome o : store.writeAll(states, timeoutMs)) {
+      if (o.error() == null) {
+        continue;
+      }
+      PartitionRef ref = owners.get(o.state()).ref();
+      failed.put(
+          ref,
+          o.error() instanceof FencedStopStateException
+              ? new PartitionOperationException(Code.FENCED, o.error().getMessage(), o.error())
+              : o.error() instanceof StopStateUnavailableException u
+                  ? unavailable(u)
+                  : new PartitionOperationException(
+                      Code.INTERNAL, ref.key() + ": " + o.error(), o.error()));
+    }
+    return failed;
+  }
+
+  private static List<StepOutcome> ordered(
+      List<PartitionRef> refs, Map<PartitionRef, StepOutcome> out) {
+    List<StepOutcome> list = new ArrayList<>(refs.size());
+    for (PartitionRef ref : refs) {
+      StepOutcome o = out.get(ref);
+      list.add(
+          o != null
+              ? o
+              : StepOutcome.failed(
+                  ref, new PartitionOperationException(Code.INTERNAL, ref.key() + ": no outcome")));
+    }
+    return list;
+  }
+
+  private static long remainingMs(long deadlineNanos) {
+    return Math.max(1L, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(POLL_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

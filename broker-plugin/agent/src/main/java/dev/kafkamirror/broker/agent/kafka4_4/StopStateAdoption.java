@@ -1,0 +1,71 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
+import dev.kafkamirror.broker.core.stop.StopState;
+import dev.kafkamirror.broker.core.stop.StopStateKey;
+import dev.kafkamirror.broker.core.stop.StopStep;
+import java.util.Map;
+import java.util.Optional;
+import kafka.cluster.Partition;
+import kafka.server.ReplicaManager;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import scala.Option;
+
+/**
+ * Brings this broker's mirror registrations up to the durable stop state: a partition whose stop
+ * has begun (on another broker, or before a restart) stops fetching here too, and one recorded
+ * STOPPED becomes writable here too. It never moves a partition backwards, and it makes a partition
+ * writable only from a recorded STOPPED, which the leader writes only once the barrier is on every
+ * in-sync replica.
+ *
+ * <p>Runs on the stop-state reader thread after every round that caught up, and in the fetcher
+ * before a leader's first append in each leader epoch.
+ */
+public final class StopStateAdoption {
+
+  private StopStateAdoption() {}
+
+  /** Adopts the durable state for every registered partition. */
+  public static void adoptAll(StopStateStore store) {
+    for (Map.Entry<TopicPartition, MirrorEntry> e : MirrorRegistry.instance().all().entrySet()) {
+      adopt(store, e.getKey(), e.getValue());
+    }
+  }
+
+  /**
+   * Adopts the durable state for one partition.
+   *
+   * @return true when a stop has begun for it (it must not be fetched)
+   */
+  public static boolean adopt(StopStateStore store, TopicPartition tp, MirrorEntry entry) {
+    if (entry.state() == MirrorState.STOPPED) {
+      return true;
+    }
+    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+    if (rm.isEmpty()) {
+      return false;
+    }
+    Option<Partition> partition = rm.get().onlinePartition(tp);
+    if (partition.isEmpty() || partition.get().log().isEmpty()) {
+      return false;
+    }
+    Optional<Uuid> topicId = partition.get().log().get().topicId();
+    if (topicId.isEmpty()) {
+      return false;
+    }
+    Optional<StopState> durable =
+        store.get(new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition()));
+    if (durable.isEmpty()) {
+      return false;
+    }
+    MirrorRegistry.instance()
+        .advanceTo(
+            tp,
+            durable.get().step() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING);
+    return true;
+  }
+}

@@ -1,0 +1,172 @@
+package dev.kafkamirror.broker.agent.kafka4_4.stop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kafkamirror.broker.core.stop.StopState;
+import dev.kafkamirror.broker.core.stop.StopStateKey;
+import dev.kafkamirror.broker.core.stop.StopStep;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * JSON keys and values of the stop-state topic, readable with any console consumer. Version 0.
+ *
+ * <p>Key: {@code {"v":0,"mirror":"m","topicId":"…","partition":3,"leaderEpoch":7}}. Value: the
+ * other {@link StopState} fields. A record of an unknown version, or one that does not parse, is a
+ * {@link StopStateFormatException} naming the topic partition and offset; readers skip it and
+ * report it, and it can never advance a stop.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class StopStateCodec {
+
+  static final int VERSION = 0;
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private StopStateCodec() {}
+
+  /** A key with its leader epoch. */
+  record VersionedKey(StopStateKey key, int leaderEpoch) {}
+
+  /** A record of the stop-state topic that cannot be read. */
+  static final class StopStateFormatException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    StopStateFormatException(String message) {
+      super(message);
+    }
+  }
+
+  static byte[] partitionKey(StopStateKey key) {
+    return (key.mirrorName() + "/" + key.topicId() + "/" + key.partition())
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  static byte[] encodeKey(StopStateKey key, int leaderEpoch) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("v", VERSION);
+    node.put("mirror", key.mirrorName());
+    node.put("topicId", key.topicId());
+    node.put("partition", key.partition());
+    node.put("leaderEpoch", leaderEpoch);
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  static byte[] encodeValue(StopState state) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("v", VERSION);
+    node.put("topic", state.topic());
+    node.put("writerBrokerId", state.writerBrokerId());
+    node.put("step", state.step().name());
+    node.put("truncateTargetOffset", state.truncateTargetOffset());
+    node.put("truncatedToOffset", state.truncatedToOffset());
+    node.put("lastMirroredOffset", state.lastMirroredOffset());
+    node.put("lastMirroredEpoch", state.lastMirroredEpoch());
+    node.put("barrierOffset", state.barrierOffset());
+    if (state.sourceClusterId() != null) {
+      node.put("sourceClusterId", state.sourceClusterId());
+    }
+    node.put("updatedAtMs", state.updatedAtMs());
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  static VersionedKey decodeKey(byte[] bytes, String where) throws StopStateFormatException {
+    JsonNode node = parse(bytes, "key", where);
+    checkVersion(node, "key", where);
+    try {
+      return new VersionedKey(
+          new StopStateKey(
+              text(node, "mirror", where),
+              text(node, "topicId", where),
+              integer(node, "partition", where)),
+          integer(node, "leaderEpoch", where));
+    } catch (IllegalArgumentException e) {
+      throw new StopStateFormatException(where + ": invalid key: " + e.getMessage());
+    }
+  }
+
+  static StopState decodeValue(VersionedKey key, byte[] bytes, String where)
+      throws StopStateFormatException {
+    JsonNode node = parse(bytes, "value", where);
+    checkVersion(node, "value", where);
+    String stepName = text(node, "step", where);
+    StopStep step;
+    try {
+      step = StopStep.valueOf(stepName);
+    } catch (IllegalArgumentException e) {
+      throw new StopStateFormatException(where + ": unknown step '" + stepName + "'");
+    }
+    JsonNode source = node.get("sourceClusterId");
+    try {
+      return new StopState(
+          key.key(),
+          text(node, "topic", where),
+          key.leaderEpoch(),
+          integer(node, "writerBrokerId", where),
+          step,
+          longValue(node, "truncateTargetOffset", where),
+          longValue(node, "truncatedToOffset", where),
+          longValue(node, "lastMirroredOffset", where),
+          integer(node, "lastMirroredEpoch", where),
+          longValue(node, "barrierOffset", where),
+          source == null || source.isNull() ? null : source.asText(),
+          longValue(node, "updatedAtMs", where));
+    } catch (IllegalArgumentException e) {
+      throw new StopStateFormatException(where + ": invalid value: " + e.getMessage());
+    }
+  }
+
+  private static JsonNode parse(byte[] bytes, String what, String where)
+      throws StopStateFormatException {
+    if (bytes == null) {
+      throw new StopStateFormatException(where + ": the " + what + " is null");
+    }
+    try {
+      JsonNode node = MAPPER.readTree(bytes);
+      if (node == null || !node.isObject()) {
+        throw new StopStateFormatException(where + ": the " + what + " is not a JSON object");
+      }
+      return node;
+    } catch (IOException e) {
+      throw new StopStateFormatException(
+          where + ": the " + what + " is not JSON: " + e.getMessage());
+    }
+  }
+
+  private static void checkVersion(JsonNode node, String what, String where)
+      throws StopStateFormatException {
+    JsonNode v = node.get("v");
+    if (v == null || !v.canConvertToInt() || v.asInt() != VERSION) {
+      throw new StopStateFormatException(
+          where + ": the " + what + " has version " + v + "; this plugin reads version " + VERSION);
+    }
+  }
+
+  private static String text(JsonNode node, String field, String where)
+      throws StopStateFormatException {
+    JsonNode v = node.get(field);
+    if (v == null || !v.isTextual()) {
+      throw new StopStateFormatException(where + ": field " + field + " is missing or not text");
+    }
+    return v.asText();
+  }
+
+  private static int integer(JsonNode node, String field, String where)
+      throws StopStateFormatException {
+    JsonNode v = node.get(field);
+    if (v == null || !v.canConvertToInt()) {
+      throw new StopStateFormatException(where + ": field " + field + " is missing or not an int");
+    }
+    return v.asInt();
+  }
+
+  private static long longValue(JsonNode node, String field, String where)
+      throws StopStateFormatException {
+    JsonNode v = node.get(field);
+    if (v == null || !v.canConvertToLong()) {
+      throw new StopStateFormatException(where + ": field " + field + " is missing or not a long");
+    }
+    return v.asLong();
+  }
+}

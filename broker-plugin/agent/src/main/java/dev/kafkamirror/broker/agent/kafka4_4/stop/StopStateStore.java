@@ -1,0 +1,499 @@
+package dev.kafkamirror.broker.agent.kafka4_4.stop;
+
+import dev.kafkamirror.broker.agent.PluginConfig;
+import dev.kafkamirror.broker.core.stop.FencedStopStateException;
+import dev.kafkamirror.broker.core.stop.StopState;
+import dev.kafkamirror.broker.core.stop.StopStateKey;
+import dev.kafkamirror.broker.core.stop.StopStateTable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The durable stop progress of every mirror partition of this (the destination) cluster, kept in a
+ * compacted topic ({@value PluginConfig#DEFAULT_STATE_TOPIC} by default) that is replicated like
+ * any other topic (replication factor min(3, brokers), min.insync.replicas 2 from three replicas,
+ * writes with acks=all).
+ *
+ * <p>Every broker's plugin reads the whole topic into a {@link StopStateTable} and keeps following
+ * it. All records of one data partition land in one state partition (hash of mirror, topic id and
+ * partition), so they are read in the order they were written.
+ *
+ * <p>Consistency: {@link #sync} waits until the table holds every record acknowledged before the
+ * call (it reads up to end offsets fetched after the call started). A leader syncs once after it
+ * gains a leader epoch; later it is the only writer that counts for its partitions (fencing by
+ * leader epoch, see {@link StopStateTable}), and its own writes enter the table when acknowledged.
+ *
+ * <p>Threading: one reader thread owns the consumer; {@link #writeAll} is called by control calls
+ * and the fetchers; the table is guarded by {@code this}.
+ */
+public final class StopStateStore implements AutoCloseable {
+
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.kafkamirror.broker.agent.StopStateStore");
+  private static final long RETRY_BACKOFF_MS = 500L;
+
+  private static volatile StopStateStore instance;
+  private static volatile PluginConfig config;
+
+  private final Properties clientProperties;
+  private final String topic;
+  private final int partitionsToCreate;
+  private final int brokerId;
+  private final StopStateTable table = new StopStateTable();
+  private final List<Runnable> caughtUpListeners = new CopyOnWriteArrayList<>();
+  private final Thread reader;
+  private final Object progress = new Object();
+  private volatile boolean running = true;
+  private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private volatile KafkaProducer<byte[], byte[]> producer;
+  private volatile int partitionCount = -1;
+  private volatile long caughtUpAsOfNanos = Long.MIN_VALUE;
+  private volatile long syncRequestedNanos = Long.MIN_VALUE;
+  private volatile String lastError;
+  private Admin admin;
+  private volatile long unreadableRecords;
+
+  private static volatile java.util.function.Consumer<StopStateStore> onEveryCatchUp = s -> {};
+
+  /**
+   * Records the plugin's settings and what to run after every round that caught up; the store
+   * starts on first use.
+   */
+  public static void configure(
+      PluginConfig pluginConfig, java.util.function.Consumer<StopStateStore> afterCatchUp) {
+    config = pluginConfig;
+    onEveryCatchUp = afterCatchUp;
+  }
+
+  /**
+   * The store of this broker, started on first use.
+   *
+   * @throws StopStateUnavailableException when the plugin has no usable settings for it
+   */
+  public static StopStateStore get() throws StopStateUnavailableException {
+    StopStateStore store = instance;
+    if (store != null) {
+      return store;
+    }
+    synchronized (StopStateStore.class) {
+      if (instance == null) {
+        PluginConfig c = config;
+        if (c == null) {
+          throw new StopStateUnavailableException("the plugin is not configured");
+        }
+        try {
+          instance = new StopStateStore(c);
+          StopStateStore started = instance;
+          java.util.function.Consumer<StopStateStore> hook = onEveryCatchUp;
+          started.onCaughtUp(() -> hook.accept(started));
+        } catch (IllegalArgumentException e) {
+          throw new StopStateUnavailableException(e.getMessage());
+        }
+        instance.reader.start();
+      }
+      return instance;
+    }
+  }
+
+  /** The store if it was started, without starting it. */
+  public static Optional<StopStateStore> ifStarted() {
+    return Optional.ofNullable(instance);
+  }
+
+  private StopStateStore(PluginConfig c) {
+    this.clientProperties = c.localClientProperties();
+    this.topic = c.stateTopic();
+    this.partitionsToCreate = c.stateTopicPartitions();
+    this.brokerId = c.brokerId();
+    this.reader = new Thread(this::readLoop, "cluster-mirror-stop-state-reader");
+    reader.setDaemon(true);
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  public int brokerId() {
+    return brokerId;
+  }
+
+  /** Runs {@code listener} on the reader thread after every round that caught up. */
+  public void onCaughtUp(Runnable listener) {
+    caughtUpListeners.add(listener);
+  }
+
+  /** The last problem reading or creating the topic, if the store is not caught up. */
+  public Optional<String> lastError() {
+    return Optional.ofNullable(lastError);
+  }
+
+  public long unreadableRecords() {
+    return unreadableRecords;
+  }
+
+  /** Whether the table has caught up with the topic at least once. */
+  public boolean caughtUpOnce() {
+    return caughtUpAsOfNanos != Long.MIN_VALUE;
+  }
+
+  /**
+   * Waits until the table holds every record acknowledged before this call.
+   *
+   * @throws StopStateUnavailableException after {@code timeoutMs}, naming the last error
+   */
+  public void sync(long timeoutMs) throws StopStateUnavailableException {
+    long start = System.nanoTime();
+    long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    syncRequestedNanos = start;
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
+    }
+    synchronized (progress) {
+      while (caughtUpAsOfNanos == Long.MIN_VALUE || caughtUpAsOfNanos - start < 0) {
+        long leftNanos = deadline - System.nanoTime();
+        if (leftNanos <= 0) {
+          throw new StopStateUnavailableException(
+              "the stop-state topic "
+                  + topic
+                  + " could not be read up to date within "
+                  + timeoutMs
+                  + " ms"
+                  + (lastError == null ? "" : ": " + lastError));
+        }
+        try {
+          progress.wait(Math.max(1L, TimeUnit.NANOSECONDS.toMillis(leftNanos)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new StopStateUnavailableException("interrupted while reading " + topic);
+        }
+      }
+    }
+  }
+
+  /** The state that counts for {@code key}, as far as this broker has read. */
+  public synchronized Optional<StopState> get(StopStateKey key) {
+    return table.get(key);
+  }
+
+  /** Outcome of one write of {@link #writeAll}: the error, or null when written. */
+  public record WriteOutcome(StopState state, Exception error) {}
+
+  /**
+   * Writes {@code states} with acks=all and waits for every acknowledgement; each state is checked
+   * against the table first (fencing, no step backwards) and enters the table once acknowledged.
+   * Each state succeeds or fails alone.
+   */
+  public List<WriteOutcome> writeAll(List<StopState> states, long timeoutMs) {
+    List<WriteOutcome> outcomes = new ArrayList<>(states.size());
+    KafkaProducer<byte[], byte[]> p;
+    int partitions;
+    try {
+      sync(timeoutMs);
+      p = producer;
+      partitions = partitionCount;
+    } catch (StopStateUnavailableException e) {
+      states.forEach(s -> outcomes.add(new WriteOutcome(s, e)));
+      return outcomes;
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    Map<StopState, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+    Map<StopState, Integer> replacedEpochs = new HashMap<>();
+    for (StopState state : states) {
+      try {
+        synchronized (this) {
+          table.checkWrite(state);
+          table
+              .get(state.key())
+              .filter(old -> old.leaderEpoch() < state.leaderEpoch())
+              .ifPresent(old -> replacedEpochs.put(state, old.leaderEpoch()));
+        }
+        sent.put(
+            state,
+            p.send(
+                new ProducerRecord<>(
+                    topic,
+                    partitionOf(state.key(), partitions),
+                    StopStateCodec.encodeKey(state.key(), state.leaderEpoch()),
+                    StopStateCodec.encodeValue(state))));
+      } catch (FencedStopStateException e) {
+        outcomes.add(new WriteOutcome(state, e));
+      } catch (RuntimeException e) {
+        outcomes.add(new WriteOutcome(state, new StopStateUnavailableException(e.toString())));
+      }
+    }
+    for (Map.Entry<StopState, Future<RecordMetadata>> e : sent.entrySet()) {
+      StopState state = e.getKey();
+      try {
+        long leftMs = Math.max(1L, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        e.getValue().get(leftMs, TimeUnit.MILLISECONDS);
+        synchronized (this) {
+          table.apply(state);
+        }
+        outcomes.add(new WriteOutcome(state, null));
+        Integer oldEpoch = replacedEpochs.get(state);
+        if (oldEpoch != null) {
+          // The older epoch's record no longer counts; a tombstone lets compaction drop it.
+          p.send(
+              new ProducerRecord<>(
+                  topic,
+                  partitionOf(state.key(), partitions),
+                  StopStateCodec.encodeKey(state.key(), oldEpoch),
+                  null));
+        }
+      } catch (ExecutionException ex) {
+        outcomes.add(
+            new WriteOutcome(
+                state,
+                new StopStateUnavailableException(
+                    "writing the stop state of "
+                        + state.topic()
+                        + "-"
+                        + state.key().partition()
+                        + " to "
+                        + topic
+                        + " failed: "
+                        + ex.getCause())));
+      } catch (TimeoutException ex) {
+        outcomes.add(
+            new WriteOutcome(
+                state,
+                new StopStateUnavailableException(
+                    "writing the stop state of "
+                        + state.topic()
+                        + "-"
+                        + state.key().partition()
+                        + " to "
+                        + topic
+                        + " was not acknowledged within "
+                        + timeoutMs
+                        + " ms")));
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        outcomes.add(new WriteOutcome(state, new StopStateUnavailableException("interrupted")));
+      }
+    }
+    return outcomes;
+  }
+
+  /** An Admin client of this cluster, shared by control calls (Admin is thread-safe). */
+  public synchronized Admin admin() {
+    if (admin == null) {
+      Properties props = new Properties();
+      props.putAll(clientProperties);
+      props.put("client.id", "cluster-mirror-control-admin-" + brokerId);
+      admin = Admin.create(props);
+    }
+    return admin;
+  }
+
+  static int partitionOf(StopStateKey key, int partitions) {
+    return Utils.toPositive(Utils.murmur2(StopStateCodec.partitionKey(key))) % partitions;
+  }
+
+  private void readLoop() {
+    while (running) {
+      try {
+        openClients();
+        readUntilClosed();
+      } catch (WakeupException e) {
+        // a sync request; go round again
+      } catch (Exception e) {
+        if (!running) {
+          break;
+        }
+        lastError = e.toString();
+        LOG.warn("stop-state topic {}: {}; retrying", topic, e.toString());
+        closeClients();
+        try {
+          Thread.sleep(RETRY_BACKOFF_MS);
+        } catch (InterruptedException ie) {
+          break;
+        }
+      }
+    }
+    closeClients();
+  }
+
+  private void openClients() throws Exception {
+    if (consumer != null) {
+      return;
+    }
+    Properties admin = new Properties();
+    admin.putAll(clientProperties);
+    admin.put("client.id", "cluster-mirror-stop-state-admin-" + brokerId);
+    try (Admin a = Admin.create(admin)) {
+      int brokers = a.describeCluster().nodes().get(10, TimeUnit.SECONDS).size();
+      short replicationFactor = (short) Math.min(3, Math.max(1, brokers));
+      NewTopic newTopic =
+          new NewTopic(topic, partitionsToCreate, replicationFactor)
+              .configs(
+                  Map.of(
+                      "cleanup.policy",
+                      "compact",
+                      "min.insync.replicas",
+                      replicationFactor >= 3 ? "2" : "1"));
+      try {
+        a.createTopics(List.of(newTopic)).all().get(10, TimeUnit.SECONDS);
+        LOG.info(
+            "created stop-state topic {} ({} partitions, replication factor {})",
+            topic,
+            partitionsToCreate,
+            replicationFactor);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+    }
+    Properties cp = new Properties();
+    cp.putAll(clientProperties);
+    cp.put("client.id", "cluster-mirror-stop-state-reader-" + brokerId);
+    cp.put("enable.auto.commit", "false");
+    cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp);
+    List<PartitionInfo> infos = List.of();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (infos == null || infos.isEmpty()) {
+      infos = c.partitionsFor(topic, Duration.ofSeconds(5));
+      if ((infos == null || infos.isEmpty()) && System.nanoTime() > deadline) {
+        c.close(Duration.ZERO);
+        throw new IllegalStateException("stop-state topic " + topic + " has no partitions yet");
+      }
+    }
+    List<TopicPartition> assignment = new ArrayList<>();
+    for (PartitionInfo info : infos) {
+      assignment.add(new TopicPartition(topic, info.partition()));
+    }
+    c.assign(assignment);
+    c.seekToBeginning(assignment);
+    Properties pp = new Properties();
+    pp.putAll(clientProperties);
+    pp.put("client.id", "cluster-mirror-stop-state-writer-" + brokerId);
+    pp.put("acks", "all");
+    // Not idempotent: the plugin must not take producer ids from the cluster it guards. One request
+    // in flight keeps each state partition in write order; a retried duplicate is the same record.
+    pp.put("enable.idempotence", "false");
+    pp.put("max.in.flight.requests.per.connection", "1");
+    pp.put("retries", "2147483647");
+    pp.put("linger.ms", "2");
+    pp.put("delivery.timeout.ms", "30000");
+    pp.put("request.timeout.ms", "10000");
+    pp.put("key.serializer", ByteArraySerializer.class.getName());
+    pp.put("value.serializer", ByteArraySerializer.class.getName());
+    synchronized (this) {
+      partitionCount = assignment.size();
+      producer = new KafkaProducer<>(pp);
+      consumer = c;
+    }
+  }
+
+  private void readUntilClosed() {
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    while (running) {
+      long roundStart = System.nanoTime();
+      Map<TopicPartition, Long> ends = c.endOffsets(c.assignment(), Duration.ofSeconds(10));
+      boolean caughtUp = false;
+      while (!caughtUp) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(50))) {
+          apply(r);
+        }
+        caughtUp = true;
+        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+          if (c.position(end.getKey()) < end.getValue()) {
+            caughtUp = false;
+          }
+        }
+      }
+      lastError = null;
+      synchronized (progress) {
+        caughtUpAsOfNanos = roundStart;
+        progress.notifyAll();
+      }
+      for (Runnable listener : caughtUpListeners) {
+        try {
+          listener.run();
+        } catch (RuntimeException e) {
+          LOG.warn("stop-state listener failed", e);
+        }
+      }
+      if (syncRequestedNanos - roundStart <= 0) {
+        // Nobody waits: follow the topic at a relaxed pace (a sync request wakes this poll).
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+          apply(r);
+        }
+      }
+    }
+  }
+
+  private void apply(ConsumerRecord<byte[], byte[]> r) {
+    String where = r.topic() + "-" + r.partition() + "@" + r.offset();
+    try {
+      StopStateCodec.VersionedKey key = StopStateCodec.decodeKey(r.key(), where);
+      synchronized (this) {
+        if (r.value() == null) {
+          table.applyTombstone(key.key(), key.leaderEpoch());
+        } else {
+          table.apply(StopStateCodec.decodeValue(key, r.value(), where));
+        }
+      }
+    } catch (StopStateCodec.StopStateFormatException e) {
+      unreadableRecords++;
+      LOG.error("skipping an unreadable stop-state record: {}", e.getMessage());
+    }
+  }
+
+  private synchronized void closeClients() {
+    if (consumer != null) {
+      consumer.close(Duration.ofSeconds(1));
+      consumer = null;
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(1));
+      producer = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    synchronized (this) {
+      if (admin != null) {
+        admin.close(Duration.ofSeconds(1));
+        admin = null;
+      }
+    }
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
+    }
+  }
+}
