@@ -1,0 +1,347 @@
+package dev.kafkamirror.operator.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.app.OperatorConfig;
+import dev.kafkamirror.operator.app.OperatorMain;
+import dev.kafkamirror.testing.kafka.KafkaCluster;
+import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
+import dev.kafkamirror.testing.kafka.TestClients;
+import dev.kafkamirror.testing.kube.KubeApiServerHarness;
+import dev.kafkamirror.testing.plugin.PluginControlClient;
+import dev.kafkamirror.testing.process.Commands;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The operator in-process against a real kube-apiserver, a real source cluster and a real
+ * destination whose broker runs the plugin: mirroring, pause, refusal of another source's data, and
+ * a stop that completes with the source cluster down.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterMirrorLifecycleIT {
+
+  private static final String NS = "mirrors";
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private static KubeApiServerHarness kube;
+  private static KubernetesClient client;
+  private static KafkaCluster source;
+  private static KafkaCluster destination;
+  private static OperatorMain operator;
+
+  @BeforeAll
+  static void start() throws Exception {
+    kube = KubeApiServerHarness.start();
+    client = kube.newClient();
+    MirrorFixtures.installCrd(client);
+    MirrorFixtures.namespaceWithSecret(client, NS);
+    MirrorFixtures.namespaceWithSecret(client, "elsewhere");
+    source = KafkaClusterConfig.builder("op-a").singleNode().start();
+    destination = MirrorFixtures.destination("op-b").singleNode().start();
+    Map<String, String> env = new HashMap<>();
+    env.put("CMO_HEALTH_PORT", "0");
+    env.put("CMO_METRICS_PORT", "0");
+    env.put("CMO_REQUEUE_MS", "300");
+    env.put("CMO_RESYNC_MS", "2000");
+    env.put("CMO_ALLOW_STOP_WITHOUT_TRUNCATE", "true");
+    operator =
+        OperatorMain.start(
+            OperatorConfig.fromEnvironment(env), kube.newClient(), Clock.systemUTC());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (operator != null) {
+      operator.close();
+    }
+    if (destination != null) {
+      destination.close();
+    }
+    if (source != null) {
+      source.close();
+    }
+    if (client != null) {
+      client.close();
+    }
+    if (kube != null) {
+      kube.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void refusesToStopDataMirroredFromAnotherSourceClusterWithDegradedAndAnEvent() throws Exception {
+    // Given topic "shared" mirrored by mirrors/orders from the real source
+    source.createTopic("shared", 1, 1, Map.of());
+    SourceData.write(source, "shared", 1, 5, 0, "shared");
+    client
+        .resource(
+            MirrorFixtures.clusterMirror(
+                NS,
+                "orders",
+                source,
+                source.clusterId(),
+                destination,
+                MirrorState.Mirroring,
+                List.of("shared")))
+        .create();
+    awaitCondition(NS, "orders", "Mirroring", "True");
+
+    // When a ClusterMirror of the same name elsewhere claims it comes from another cluster and asks
+    // to stop
+    String otherId = "ZZZZZZZZZZZZZZZZZZZZZZ";
+    client
+        .resource(
+            MirrorFixtures.clusterMirror(
+                "elsewhere",
+                "orders",
+                source,
+                otherId,
+                destination,
+                MirrorState.Stopped,
+                List.of("shared")))
+        .create();
+
+    // Then it is Degraded with SourceClusterMismatch naming both ids, a Warning Event, and the
+    // partition still mirrors
+    Condition degraded = awaitCondition("elsewhere", "orders", "Degraded", "True");
+    assertThat(degraded.getReason()).isEqualTo("SourceClusterMismatch");
+    assertThat(degraded.getMessage()).contains("shared-0", source.clusterId(), otherId);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(events("elsewhere"))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getType()).isEqualTo("Warning");
+                          assertThat(e.getReason()).isEqualTo("SourceClusterMismatch");
+                        }));
+    JsonNode d = describe("shared", 0);
+    assertThat(d.path("mirror").path("state").asText()).as(d.toString()).isEqualTo("MIRRORING");
+    client.resources(ClusterMirror.class).inNamespace("elsewhere").withName("orders").delete();
+  }
+
+  @Test
+  @Order(2)
+  void mirrorsPausesAndStopsWithTheSourceDownBehindOneBarrierPerPartition() throws Exception {
+    // Given a 3-partition topic on the source with idempotent and transactional data, mirrored by
+    // the operator
+    int partitions = 3;
+    source.createTopic("orders", partitions, 1, Map.of());
+    List<String> committed = SourceData.write(source, "orders", partitions, 10, 5, "before");
+    ClusterMirror cr =
+        MirrorFixtures.clusterMirror(
+            NS,
+            "orders-mirror",
+            source,
+            source.clusterId(),
+            destination,
+            MirrorState.Mirroring,
+            List.of("orders"));
+    client.resource(cr).create();
+    awaitCondition(NS, "orders-mirror", "Mirroring", "True");
+    awaitLagZero("orders-mirror");
+
+    // When paused, the status follows; resumed, more data arrives
+    setState("orders-mirror", MirrorState.Paused);
+    awaitCondition(NS, "orders-mirror", "Ready", "True");
+    assertThat(status("orders-mirror").getPartitionCounts().getPaused()).isEqualTo(partitions);
+    setState("orders-mirror", MirrorState.Mirroring);
+    awaitCondition(NS, "orders-mirror", "Mirroring", "True");
+    committed.addAll(SourceData.write(source, "orders", partitions, 4, 4, "after"));
+    awaitLagZero("orders-mirror");
+
+    // And the source cluster goes away with a transaction still open, then the spec asks to stop
+    KafkaProducer<String, String> open =
+        SourceData.openTransaction(source, "orders", partitions, "open");
+    awaitLagZero("orders-mirror");
+    source.close();
+    open.close(Duration.ZERO);
+    long stopAskedAt = System.nanoTime();
+    setState("orders-mirror", MirrorState.Stopped);
+
+    // Then kubectl wait returns, every partition is STOPPED behind exactly one barrier
+    Commands.Result wait =
+        Commands.run(
+            Duration.ofSeconds(100),
+            List.of(
+                KubeApiServerHarness.kubectl().toString(),
+                "--kubeconfig",
+                kube.kubeconfigFile().toString(),
+                "-n",
+                NS,
+                "wait",
+                "--for=condition=Stopped",
+                "--timeout=90s",
+                "clustermirror/orders-mirror"));
+    assertThat(wait.exitCode()).as(wait.toString()).isZero();
+    long failoverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopAskedAt);
+    System.out.println(
+        "failover of " + partitions + " partitions with the source down: " + failoverMs + " ms");
+    var status = status("orders-mirror");
+    assertThat(status.getStoppedOfTotal()).isEqualTo(partitions + "/" + partitions);
+    assertThat(status.getStopStartedAt()).isNotNull();
+    assertThat(status.getStopFinishedAt()).isNotNull();
+    String sourceId = status.getSourceClusterId();
+    for (int partition = 0; partition < partitions; partition++) {
+      final int p = partition;
+      JsonNode d = describe("orders", p);
+      assertThat(d.path("mirror").path("state").asText()).as(d.toString()).isEqualTo("STOPPED");
+      assertThat(barrierOffsets(d, sourceId)).as(d.toString()).hasSize(1);
+      if (d.has("stop")) {
+        assertThat(d.path("stop").path("step").asText()).isEqualTo("STOPPED");
+      }
+      assertThat(
+              status.getPartitions().stream()
+                  .filter(s -> s.getPartition() == p)
+                  .findFirst()
+                  .orElseThrow()
+                  .getBarrierOffset())
+          .isNotNull();
+    }
+
+    // And no committed record is lost, none of the open or aborted transactions is visible, and a
+    // new producer writes
+    List<String> readCommitted =
+        TestClients.values(
+            TestClients.readAll(
+                destination.bootstrapServers(),
+                "orders",
+                IsolationLevel.READ_COMMITTED,
+                Duration.ofSeconds(60)));
+    assertThat(readCommitted).containsExactlyInAnyOrderElementsOf(committed);
+    try (KafkaProducer<String, String> p =
+        TestClients.idempotentProducer(destination.bootstrapServers())) {
+      p.send(new ProducerRecord<>("orders", 0, "k", "written-on-b")).get(30, TimeUnit.SECONDS);
+    }
+    assertThat(events(NS))
+        .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("AllPartitionsStopped"));
+  }
+
+  @Test
+  @Order(3)
+  void servesHealthAndPrometheusMetrics() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> ready =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + operator.healthPort() + "/readyz"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> metrics =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + operator.metricsPort() + "/metrics"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+    assertThat(metrics.body())
+        .contains("clustermirror_reconciles_total")
+        .contains("clustermirror_stop_duration_seconds_bucket")
+        .contains("clustermirror_partitions{state=\"STOPPED\"}")
+        .contains("clustermirror_control_calls_total");
+  }
+
+  static Set<Long> barrierOffsets(JsonNode describe, String sourceId) {
+    Set<Long> offsets = new TreeSet<>();
+    for (JsonNode r : describe.path("barrierResets")) {
+      if (sourceId == null || sourceId.equals(r.path("sourceClusterId").asText())) {
+        offsets.add(r.path("barrierOffset").asLong());
+      }
+    }
+    return offsets;
+  }
+
+  private static JsonNode describe(String topic, int partition) {
+    PluginControlClient control = MirrorFixtures.control(destination, 1);
+    return control.describe(topic, partition).result(topic, partition);
+  }
+
+  private static void setState(String name, MirrorState state) {
+    client
+        .resources(ClusterMirror.class)
+        .inNamespace(NS)
+        .withName(name)
+        .edit(
+            cr -> {
+              cr.getSpec().setState(state);
+              return cr;
+            });
+  }
+
+  private static dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus status(String name) {
+    return client.resources(ClusterMirror.class).inNamespace(NS).withName(name).get().getStatus();
+  }
+
+  private static void awaitLagZero(String name) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              var s = status(name);
+              assertThat(s).isNotNull();
+              assertThat(s.getMaxLagRecords()).isZero();
+              assertThat(s.getPartitions())
+                  .allSatisfy(p -> assertThat(p.getLagRecords()).isEqualTo(0L));
+            });
+  }
+
+  private static List<Event> events(String namespace) {
+    return client.v1().events().inNamespace(namespace).list().getItems();
+  }
+
+  static Condition awaitCondition(String ns, String name, String type, String value) {
+    Condition[] found = new Condition[1];
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              ClusterMirror cr =
+                  client.resources(ClusterMirror.class).inNamespace(ns).withName(name).get();
+              assertThat(cr.getStatus()).as("status of %s/%s", ns, name).isNotNull();
+              Condition c =
+                  cr.getStatus().getConditions().stream()
+                      .filter(x -> type.equals(x.getType()))
+                      .findFirst()
+                      .orElse(null);
+              assertThat(c)
+                  .as("condition %s of %s/%s in %s", type, ns, name, cr.getStatus().getConditions())
+                  .isNotNull();
+              assertThat(c.getStatus())
+                  .as("%s: %s %s", type, c.getReason(), c.getMessage())
+                  .isEqualTo(value);
+              assertThat(c.getObservedGeneration()).isEqualTo(cr.getMetadata().getGeneration());
+              found[0] = c;
+            });
+    return found[0];
+  }
+}

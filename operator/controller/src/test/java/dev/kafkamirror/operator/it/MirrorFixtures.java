@@ -1,0 +1,138 @@
+package dev.kafkamirror.operator.it;
+
+import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
+import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
+import dev.kafkamirror.operator.api.v1alpha1.DestinationCluster;
+import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
+import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
+import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
+import dev.kafkamirror.testing.kafka.KafkaCluster;
+import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
+import dev.kafkamirror.testing.kube.KubeApiServerHarness;
+import dev.kafkamirror.testing.plugin.PluginControlClient;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Clusters, namespaces, Secrets and ClusterMirrors the operator ITs share. */
+final class MirrorFixtures {
+
+  static final String SECRET_NAME = "destination-control";
+  static final String SECRET_KEY = "secret";
+
+  private MirrorFixtures() {}
+
+  static Path agentJar() {
+    String jar = System.getProperty("cmo.agent.jar");
+    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+      throw new IllegalStateException(
+          "the agent jar is missing (" + jar + "); run the ITs through Maven after package");
+    }
+    return Path.of(jar);
+  }
+
+  /** A destination cluster whose brokers run the plugin with the test secret. */
+  static KafkaClusterConfig.Builder destination(String name) {
+    return KafkaClusterConfig.builder(name)
+        .javaAgent(agentJar(), null)
+        .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
+        .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET);
+  }
+
+  static void installCrd(KubernetesClient client) {
+    Path crd =
+        Path.of(System.getProperty("cmo.crds.dir", "../../crds"))
+            .resolve("clustermirrors.kafkamirror.dev-v1.yml");
+    try (InputStream in = Files.newInputStream(crd)) {
+      KubeApiServerHarness.installCrd(client, in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + crd, e);
+    }
+  }
+
+  /** A namespace holding the control secret. */
+  static void namespaceWithSecret(KubernetesClient client, String namespace) {
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+    client
+        .secrets()
+        .inNamespace(namespace)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(SECRET_NAME)
+                .withNamespace(namespace)
+                .endMetadata()
+                .withStringData(Map.of(SECRET_KEY, PluginControlClient.TEST_SECRET))
+                .build())
+        .create();
+  }
+
+  /**
+   * A ClusterMirror of {@code topics} from source to destination, every broker's endpoint listed.
+   */
+  static ClusterMirror clusterMirror(
+      String namespace,
+      String name,
+      KafkaCluster source,
+      String sourceClusterId,
+      KafkaCluster destination,
+      MirrorState state,
+      List<String> topics) {
+    ClusterMirror cr = new ClusterMirror();
+    cr.getMetadata().setName(name);
+    cr.getMetadata().setNamespace(namespace);
+    ClusterMirrorSpec spec = new ClusterMirrorSpec();
+    SourceCluster s = new SourceCluster();
+    s.setBootstrapServers(source.bootstrapServers());
+    s.setClusterId(sourceClusterId);
+    spec.setSource(s);
+    DestinationCluster d = new DestinationCluster();
+    d.setBootstrapServers(destination.bootstrapServers());
+    ControlEndpoint control = new ControlEndpoint();
+    String first =
+        destination.listenerOf(
+            destination.brokerIds().get(0), PluginControlClient.LISTENER_PROPERTY);
+    control.setPort(Integer.parseInt(first.substring(first.lastIndexOf(':') + 1)));
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName(SECRET_NAME);
+    ref.setKey(SECRET_KEY);
+    control.setSecretRef(ref);
+    List<BrokerControlEndpoint> endpoints = new ArrayList<>();
+    for (int id : destination.brokerIds()) {
+      endpoints.add(
+          new BrokerControlEndpoint(
+              id, destination.listenerOf(id, PluginControlClient.LISTENER_PROPERTY)));
+    }
+    control.setBrokerEndpoints(endpoints);
+    d.setControl(control);
+    spec.setDestination(d);
+    TopicSelection selection = new TopicSelection();
+    selection.setNames(topics);
+    spec.setTopics(selection);
+    spec.setState(state);
+    cr.setSpec(spec);
+    return cr;
+  }
+
+  /** The control client of one destination broker. */
+  static PluginControlClient control(KafkaCluster cluster, int brokerId) {
+    return new PluginControlClient(
+        cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
+        PluginControlClient.TEST_SECRET);
+  }
+}
