@@ -67,6 +67,11 @@ public final class TopicSelector {
     return names.contains(topic) || include.stream().anyMatch(p -> p.matcher(topic).matches());
   }
 
+  /** Whether include patterns select topics (then only a topic listing knows the selection). */
+  public boolean hasPatterns() {
+    return !include.isEmpty();
+  }
+
   /** The exact names of the spec (which may not exist yet). */
   public Set<String> names() {
     return names;

@@ -66,6 +66,11 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
 
   private static final Logger LOG = LoggerFactory.getLogger(ClusterMirrorReconciler.class);
 
+  /**
+   * The source is only listed to create missing topics; a dead source must not stall a reconcile.
+   */
+  private static final long SOURCE_TIMEOUT_MS = 3_000L;
+
   private final KubernetesClient client;
   private final SpecResolver resolver;
   private final MirrorDriver driver;
@@ -177,7 +182,8 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                     || cr.getSpec().getStop().getCatchUpTimeoutSeconds() == null
                 ? 300
                 : cr.getSpec().getStop().getCatchUpTimeoutSeconds());
-    ClusterAdmin destination = admin(ref + " destination", mirror.destinationProperties());
+    ClusterAdmin destination =
+        admin(ref + " destination", mirror.destinationProperties(), settings.adminTimeoutMs());
 
     MirrorDriver.Observation observation = null;
     FailoverPlan plan = null;
@@ -190,7 +196,9 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       }
       boolean observeAgain = true;
       for (int round = 0; round < settings.maxRoundsPerReconcile(); round++) {
+        long observeStarted = System.nanoTime();
         observation = driver.observe(mirror, destination);
+        long observedNanos = System.nanoTime() - observeStarted;
         plan =
             FailoverPlanner.plan(
                 intent, observation.partitions(), catchUpElapsedMs(previous), catchUpTimeoutMs);
@@ -203,14 +211,19 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
           previous = recordStopStarted(cr, ref, previous, generation);
           stopRecorded = true;
         }
+        long actStarted = System.nanoTime();
         MirrorDriver.RoundResult result =
             driver.execute(ref, mirror, plan, observation, callsByAction);
+        long actNanos = System.nanoTime() - actStarted;
         lastErrors.clear();
         lastErrors.putAll(result.leaderErrors());
         LOG.debug(
-            "clusterMirror={} round={} calls={} succeeded={}",
+            "clusterMirror={} round={} observeMs={} actMs={} actions={} calls={} succeeded={}",
             ref,
             round,
+            TimeUnit.NANOSECONDS.toMillis(observedNanos),
+            TimeUnit.NANOSECONDS.toMillis(actNanos),
+            actionsOf(plan),
             result.calls(),
             result.succeeded());
         if (result.succeeded() == 0) {
@@ -266,6 +279,16 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     return control;
   }
 
+  private static Map<Action, Long> actionsOf(FailoverPlan plan) {
+    Map<Action, Long> out = new EnumMap<>(Action.class);
+    for (PartitionDecision d : plan.decisions()) {
+      if (d.action().path() != null) {
+        out.merge(d.action(), 1L, Long::sum);
+      }
+    }
+    return out;
+  }
+
   private static FailoverPlan withErrors(
       FailoverPlan plan, Map<dev.kafkamirror.operator.core.PartitionKey, String> errors) {
     if (errors.isEmpty()) {
@@ -284,8 +307,15 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
 
   private void createMissingTopics(String ref, ResolvedMirror mirror, ClusterAdmin destination)
       throws ClusterAdmin.KafkaCallException {
-    ClusterAdmin source = admin(ref + " source", mirror.sourceProperties());
     java.util.Set<String> onDestination = destination.topicNames();
+    if (!mirror.topics().hasPatterns() && onDestination.containsAll(mirror.topics().names())) {
+      return; // every named topic exists: the source is not needed (it may be down)
+    }
+    ClusterAdmin source =
+        admin(
+            ref + " source",
+            mirror.sourceProperties(),
+            Math.min(SOURCE_TIMEOUT_MS, settings.adminTimeoutMs()));
     java.util.Set<String> sourceTopics;
     try {
       sourceTopics = source.topicNames();
@@ -439,7 +469,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     };
   }
 
-  private ClusterAdmin admin(String label, Properties properties) {
+  private ClusterAdmin admin(String label, Properties properties, long timeoutMs) {
     CachedAdmin cached =
         admins.compute(
             label,
@@ -450,8 +480,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
               if (existing != null) {
                 existing.admin().close();
               }
-              return new CachedAdmin(
-                  properties, new ClusterAdmin(label, properties, settings.adminTimeoutMs()));
+              return new CachedAdmin(properties, new ClusterAdmin(label, properties, timeoutMs));
             });
     return cached.admin();
   }
