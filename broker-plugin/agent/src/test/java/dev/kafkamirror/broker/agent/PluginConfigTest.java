@@ -64,4 +64,41 @@ class PluginConfigTest {
     assertThatThrownBy(() -> PluginConfig.fromBrokerCommandLine(command, "novalue"))
         .hasMessageContaining("key=value");
   }
+
+  @Test
+  void thePluginsOwnClientsReachTheClusterThroughTheInterBrokerListenerUnlessTold() {
+    PluginConfig plain =
+        PluginConfig.from(
+            Map.of(
+                "advertised.listeners", "PLAINTEXT://10.0.0.5:9092,INTERNAL://10.0.0.5:9094",
+                "inter.broker.listener.name", "INTERNAL",
+                "listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT",
+                "node.id", "4"));
+    assertThat(plain.localClientProperties().getProperty("bootstrap.servers"))
+        .isEqualTo("10.0.0.5:9094");
+    assertThat(plain.brokerId()).isEqualTo(4);
+    assertThat(plain.stateTopic()).isEqualTo("__cluster_mirror_state");
+
+    PluginConfig secured =
+        PluginConfig.from(
+            Map.of(
+                "advertised.listeners", "SECURE://10.0.0.5:9093",
+                "inter.broker.listener.name", "SECURE",
+                "listener.security.protocol.map", "SECURE:SASL_SSL"));
+    assertThatThrownBy(secured::localClientProperties)
+        .hasMessageContaining("SASL_SSL")
+        .hasMessageContaining("cluster.mirror.local.client.");
+
+    PluginConfig told =
+        PluginConfig.from(
+            Map.of(
+                "cluster.mirror.local.bootstrap.servers", "kafka:9093",
+                "cluster.mirror.local.client.security.protocol", "SASL_SSL",
+                "cluster.mirror.state.topic.partitions", "0"));
+    assertThat(told.localClientProperties())
+        .containsEntry("bootstrap.servers", "kafka:9093")
+        .containsEntry("security.protocol", "SASL_SSL");
+    assertThatThrownBy(told::stateTopicPartitions)
+        .hasMessageContaining("cluster.mirror.state.topic.partitions");
+  }
 }

@@ -16,9 +16,9 @@ import org.apache.kafka.common.TopicPartition;
  * batched per broker, sent to the partition's current leader (found with describe), repeated on the
  * new leader after LEADER_MOVED or NOT_LEADER, bounded in attempts.
  */
-final class StopDriver {
+public final class StopDriver {
 
-  static final List<String> STEPS =
+  public static final List<String> STEPS =
       List.of("remove-fetchers", "truncate", "persist-offsets", "barrier", "make-writable");
 
   private static final int MAX_ATTEMPTS = 20;
@@ -27,18 +27,18 @@ final class StopDriver {
   private final String sourceClusterId;
   private int leaderMoves;
 
-  StopDriver(KafkaCluster destination, String sourceClusterId) {
+  public StopDriver(KafkaCluster destination, String sourceClusterId) {
     this.destination = destination;
     this.sourceClusterId = sourceClusterId;
   }
 
   /** How many LEADER_MOVED answers (fences) the driver has seen. */
-  int leaderMoves() {
+  public int leaderMoves() {
     return leaderMoves;
   }
 
   /** Runs every step. */
-  void stop(List<TopicPartition> partitions) {
+  public void stop(List<TopicPartition> partitions) {
     for (String step : STEPS) {
       step(step, partitions);
     }
@@ -55,7 +55,7 @@ final class StopDriver {
   }
 
   /** One step for every partition; fails the test on an error other than a leader change. */
-  void step(String step, List<TopicPartition> partitions) {
+  public void step(String step, List<TopicPartition> partitions) {
     if (step.equals("remove-fetchers")) {
       // Every replica stops fetching; only the leader's answer must be clean.
       Map<TopicPartition, Integer> leaders = leaders(partitions);
@@ -118,7 +118,7 @@ final class StopDriver {
   }
 
   /** Describe of each partition on its leader. */
-  Map<TopicPartition, JsonNode> describeOnLeaders(List<TopicPartition> partitions) {
+  public Map<TopicPartition, JsonNode> describeOnLeaders(List<TopicPartition> partitions) {
     Map<TopicPartition, JsonNode> out = new LinkedHashMap<>();
     for (int broker : liveBrokers()) {
       for (JsonNode r : post(broker, "describe", partitions)) {

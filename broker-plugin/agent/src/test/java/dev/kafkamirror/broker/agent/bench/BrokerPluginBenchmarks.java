@@ -62,6 +62,9 @@ public final class BrokerPluginBenchmarks {
     if (sections.contains("reset")) {
       resetCost(agent, out);
     }
+    if (sections.contains("stop")) {
+      stopTime(agent, rounds, out);
+    }
     System.out.println(out);
   }
 
@@ -219,6 +222,140 @@ public final class BrokerPluginBenchmarks {
         producer.send(new ProducerRecord<>(topic, "k", "v" + p)).get(30, TimeUnit.SECONDS);
       }
     }
+  }
+
+  /**
+   * Broker-side stop time of N partitions (RF=3) on a 3-broker destination, each step batched per
+   * broker through {@link dev.kafkamirror.broker.agent.StopDriver}: quiescent partitions (nothing
+   * above the LSO, no fence needed) and partitions with an open transaction (truncation with a
+   * leadership move each).
+   */
+  private static void stopTime(Path agent, int rounds, StringBuilder out) throws Exception {
+    out.append("### Broker-side stop time, 3-broker destination, RF=3\n\n");
+    out.append(
+        "| partitions | source state | round | remove-fetchers ms | truncate ms | persist-offsets ms |"
+            + " barrier ms | make-writable ms | total ms | leader moves |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|\n");
+    try (KafkaCluster source = KafkaClusterConfig.builder("bench-stop-src").start();
+        KafkaCluster destination =
+            KafkaClusterConfig.builder("bench-stop-dest")
+                .controllerPlusBrokers(3)
+                .javaAgent(agent, null)
+                .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
+                .brokerProperty(
+                    PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+                .start()) {
+      int topicIndex = 0;
+      for (int partitions : List.of(100, 1000)) {
+        for (boolean openTransaction : List.of(false, true)) {
+          List<Double> totals = new ArrayList<>();
+          for (int round = 0; round < rounds; round++) {
+            String topic = "stop-" + partitions + "-" + (topicIndex++);
+            long[] stepMs = new long[StopDriverSteps.COUNT];
+            int moves = stopOnce(source, destination, topic, partitions, openTransaction, stepMs);
+            long total = 0;
+            StringBuilder row = new StringBuilder();
+            for (long ms : stepMs) {
+              row.append(String.format(" %,d |", ms));
+              total += ms;
+            }
+            totals.add((double) total);
+            String line =
+                String.format(
+                    "| %,d | %s | %d |%s %,d | %d |%n",
+                    partitions,
+                    openTransaction ? "open transaction in each" : "quiescent",
+                    round + 1,
+                    row,
+                    total,
+                    moves);
+            out.append(line);
+            System.out.print(line);
+          }
+          out.append(
+              String.format(
+                  "| %,d | %s | median | | | | | | **%,.0f** | |%n",
+                  partitions,
+                  openTransaction ? "open transaction in each" : "quiescent",
+                  median(totals.stream().mapToDouble(Double::doubleValue).toArray())));
+        }
+      }
+    }
+    out.append("\n");
+  }
+
+  /** Step count of the stop sequence. */
+  private static final class StopDriverSteps {
+    static final int COUNT = dev.kafkamirror.broker.agent.StopDriver.STEPS.size();
+  }
+
+  private static int stopOnce(
+      KafkaCluster source,
+      KafkaCluster destination,
+      String topic,
+      int partitions,
+      boolean openTransaction,
+      long[] stepMs)
+      throws Exception {
+    source.createTopic(topic, partitions, 1, Map.of());
+    destination.createTopic(topic, partitions, 3, Map.of("min.insync.replicas", "2"));
+    try (KafkaProducer<String, String> p =
+        TestClients.idempotentProducer(source.bootstrapServers())) {
+      for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < partitions; i++) {
+          p.send(new ProducerRecord<>(topic, i, "k", "v" + round));
+        }
+      }
+      p.flush();
+    }
+    KafkaProducer<String, String> open = null;
+    if (openTransaction) {
+      open = TestClients.transactionalProducer(source.bootstrapServers(), topic + "-open");
+      open.initTransactions();
+      open.beginTransaction();
+      for (int i = 0; i < partitions; i++) {
+        open.send(new ProducerRecord<>(topic, i, "k", "open"));
+      }
+      open.flush();
+    }
+    int[] all = new int[partitions];
+    List<org.apache.kafka.common.TopicPartition> tps = new ArrayList<>();
+    for (int i = 0; i < partitions; i++) {
+      all[i] = i;
+      tps.add(new org.apache.kafka.common.TopicPartition(topic, i));
+    }
+    for (int broker : destination.brokerIds()) {
+      new PluginControlClient(
+              destination.listenerOf(broker, PluginControlClient.LISTENER_PROPERTY),
+              PluginControlClient.TEST_SECRET)
+          .startMirroring("m-" + topic, source.bootstrapServers(), source.clusterId(), topic, all);
+    }
+    dev.kafkamirror.broker.agent.StopDriver driver =
+        new dev.kafkamirror.broker.agent.StopDriver(destination, source.clusterId());
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    int expected = openTransaction ? 4 : 3;
+    while (true) {
+      Map<org.apache.kafka.common.TopicPartition, JsonNode> d = driver.describeOnLeaders(tps);
+      long caughtUp =
+          d.values().stream().filter(n -> n.get("highWatermark").asLong() == expected).count();
+      if (caughtUp == partitions) {
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(topic + ": only " + caughtUp + " partitions caught up");
+      }
+      Thread.sleep(200);
+    }
+    if (open != null) {
+      open.close(Duration.ZERO);
+    }
+    int movesBefore = driver.leaderMoves();
+    for (int i = 0; i < stepMs.length; i++) {
+      long start = System.nanoTime();
+      driver.step(dev.kafkamirror.broker.agent.StopDriver.STEPS.get(i), tps);
+      stepMs[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+    return driver.leaderMoves() - movesBefore;
   }
 
   private static double median(double[] values) {
