@@ -6,7 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.api.v1alpha1.StopMode;
+import dev.kafkamirror.operator.api.v1alpha1.StopPolicy;
 import dev.kafkamirror.operator.app.OperatorConfig;
 import dev.kafkamirror.operator.app.OperatorMain;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
@@ -49,6 +52,11 @@ class ClusterMirrorLifecycleIT {
 
   private static final String NS = "mirrors";
   private static final Duration WAIT = Duration.ofSeconds(90);
+
+  /** Nothing listens there: the mirrors of the deletion and catch-up tests never reach a source. */
+  private static final String UNREACHABLE_SOURCE = "127.0.0.1:1";
+
+  private static final String UNREACHABLE_SOURCE_ID = "QUFBQUFBQUFBQUFBQUFBQQ";
 
   private static KubeApiServerHarness kube;
   private static KubernetesClient client;
@@ -248,6 +256,116 @@ class ClusterMirrorLifecycleIT {
 
   @Test
   @Order(3)
+  void deletingWithRetainChangesNothingAndWithStopMirroringStopsFirst() throws Exception {
+    // Given two mirrors of a source that is unreachable, one Retain and one StopMirroring
+    destination.createTopic("kept", 1, 1, Map.of());
+    destination.createTopic("released", 1, 1, Map.of());
+    ClusterMirror kept =
+        MirrorFixtures.clusterMirror(
+            NS,
+            "kept",
+            source,
+            UNREACHABLE_SOURCE_ID,
+            destination,
+            MirrorState.Mirroring,
+            List.of("kept"));
+    kept.getSpec().getSource().setBootstrapServers(UNREACHABLE_SOURCE);
+    ClusterMirror released =
+        MirrorFixtures.clusterMirror(
+            NS,
+            "released",
+            source,
+            UNREACHABLE_SOURCE_ID,
+            destination,
+            MirrorState.Mirroring,
+            List.of("released"));
+    released.getSpec().getSource().setBootstrapServers(UNREACHABLE_SOURCE);
+    released.getSpec().setDeletionPolicy(DeletionPolicy.StopMirroring);
+    client.resource(kept).create();
+    client.resource(released).create();
+    awaitCondition(NS, "kept", "Mirroring", "True");
+    awaitCondition(NS, "released", "Mirroring", "True");
+    assertThat(get("kept").getMetadata().getFinalizers()).isEmpty();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(get("released").getMetadata().getFinalizers())
+                    .containsExactly("kafkamirror.dev/stop-mirroring"));
+
+    // When both are deleted
+    client.resources(ClusterMirror.class).inNamespace(NS).withName("kept").delete();
+    client.resources(ClusterMirror.class).inNamespace(NS).withName("released").delete();
+
+    // Then both go away; the Retain one's partition still mirrors, the StopMirroring one's is
+    // STOPPED behind a barrier
+    await().atMost(WAIT).untilAsserted(() -> assertThat(get("kept")).isNull());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(get("released")).isNull());
+    JsonNode keptPartition = describe("kept", 0);
+    assertThat(keptPartition.path("mirror").path("state").asText())
+        .as(keptPartition.toString())
+        .isEqualTo("MIRRORING");
+    JsonNode releasedPartition = describe("released", 0);
+    assertThat(releasedPartition.path("mirror").path("state").asText())
+        .as(releasedPartition.toString())
+        .isEqualTo("STOPPED");
+    assertThat(releasedPartition.path("stop").path("step").asText()).isEqualTo("STOPPED");
+    assertThat(barrierOffsets(releasedPartition, UNREACHABLE_SOURCE_ID)).hasSize(1);
+  }
+
+  @Test
+  @Order(4)
+  void afterCatchUpWithAnUnknownLagReportsAndDoesNotStopButImmediateStops() throws Exception {
+    // Given a mirror whose source never answered (its lag is unknown), planned as AfterCatchUp with
+    // 2 s
+    destination.createTopic("planned", 2, 1, Map.of());
+    ClusterMirror cr =
+        MirrorFixtures.clusterMirror(
+            NS,
+            "planned",
+            source,
+            UNREACHABLE_SOURCE_ID,
+            destination,
+            MirrorState.Mirroring,
+            List.of("planned"));
+    cr.getSpec().getSource().setBootstrapServers(UNREACHABLE_SOURCE);
+    StopPolicy policy = new StopPolicy();
+    policy.setMode(StopMode.AfterCatchUp);
+    policy.setCatchUpTimeoutSeconds(2);
+    cr.getSpec().setStop(policy);
+    client.resource(cr).create();
+    awaitCondition(NS, "planned", "Mirroring", "True");
+
+    // When it is asked to stop
+    setState("planned", MirrorState.Stopped);
+
+    // Then it reports CatchUpTimedOut and leaves both partitions mirroring
+    Condition degraded = awaitCondition(NS, "planned", "Degraded", "True");
+    assertThat(degraded.getReason()).isEqualTo("CatchUpTimedOut");
+    assertThat(awaitCondition(NS, "planned", "Stopped", "False").getReason())
+        .isEqualTo("CatchUpTimedOut");
+    for (int p = 0; p < 2; p++) {
+      JsonNode d = describe("planned", p);
+      assertThat(d.path("mirror").path("state").asText()).as(d.toString()).isEqualTo("MIRRORING");
+      assertThat(d.has("stop")).as(d.toString()).isFalse();
+    }
+
+    // And switched to Immediate, it stops without the source
+    client
+        .resources(ClusterMirror.class)
+        .inNamespace(NS)
+        .withName("planned")
+        .edit(
+            c -> {
+              c.getSpec().getStop().setMode(StopMode.Immediate);
+              return c;
+            });
+    awaitCondition(NS, "planned", "Stopped", "True");
+    assertThat(status("planned").getStoppedOfTotal()).isEqualTo("2/2");
+  }
+
+  @Test
+  @Order(5)
   void servesHealthAndPrometheusMetrics() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     HttpResponse<String> ready =
@@ -295,6 +413,10 @@ class ClusterMirrorLifecycleIT {
               cr.getSpec().setState(state);
               return cr;
             });
+  }
+
+  private static ClusterMirror get(String name) {
+    return client.resources(ClusterMirror.class).inNamespace(NS).withName(name).get();
   }
 
   private static dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus status(String name) {
