@@ -109,7 +109,14 @@ public final class OperatorMain implements AutoCloseable {
                 operator.getRuntimeInfo().isStarted()
                     && operator.getRuntimeInfo().allEventSourcesAreHealthy(),
             registry);
-    operator.start();
+    try {
+      operator.start();
+    } catch (RuntimeException e) {
+      endpoints.close();
+      reconciler.close();
+      executor.shutdownNow();
+      throw e;
+    }
     log.info(
         "cluster-mirror-operator started: identity={} watchNamespaces={} leaseNamespace={}"
             + " healthPort={} metricsPort={} kind={}",

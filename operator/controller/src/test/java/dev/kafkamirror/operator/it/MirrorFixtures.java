@@ -59,6 +59,19 @@ final class MirrorFixtures {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + crd, e);
     }
+    // Established can come a moment before the group's REST path serves lists.
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
+        .pollInterval(java.time.Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              client
+                  .resources(dev.kafkamirror.operator.api.v1alpha1.ClusterMirror.class)
+                  .inAnyNamespace()
+                  .list();
+              return true;
+            });
   }
 
   /** A namespace holding the control secret. */
