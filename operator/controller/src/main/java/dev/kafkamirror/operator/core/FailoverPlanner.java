@@ -107,7 +107,7 @@ public final class FailoverPlanner {
             case NOT_MIRRORED ->
                 new PartitionDecision(key, Action.START_MIRRORING, phase, null, null);
             case PAUSED -> new PartitionDecision(key, Action.RESUME, phase, null, null);
-            case MIRRORING -> new PartitionDecision(key, Action.NONE, phase, null, null);
+            case MIRRORING -> registerFollowers(o, phase);
             default -> finalState(key, step, phase, "Mirroring");
           };
       case PAUSED ->
@@ -115,11 +115,28 @@ public final class FailoverPlanner {
             case NOT_MIRRORED ->
                 new PartitionDecision(key, Action.START_MIRRORING, phase, null, null);
             case MIRRORING -> new PartitionDecision(key, Action.PAUSE, phase, null, null);
-            case PAUSED -> new PartitionDecision(key, Action.NONE, phase, null, null);
+            case PAUSED -> registerFollowers(o, phase);
             default -> finalState(key, step, phase, "Paused");
           };
       case STOPPED -> decideStop(intent, o, phase, step);
     };
+  }
+
+  /**
+   * The leader is where the spec wants it; followers without a registration get one (start is
+   * idempotent on the replicas that have it), so that a follower that becomes leader stays
+   * read-only.
+   */
+  private static PartitionDecision registerFollowers(PartitionObservation o, PartitionPhase phase) {
+    if (o.replicasWithoutMirror().isEmpty()) {
+      return new PartitionDecision(o.key(), Action.NONE, phase, null, null);
+    }
+    return new PartitionDecision(
+        o.key(),
+        Action.START_MIRRORING,
+        phase,
+        null,
+        "brokers " + o.replicasWithoutMirror() + " hold no mirror registration of " + o.key());
   }
 
   private static PartitionDecision finalState(

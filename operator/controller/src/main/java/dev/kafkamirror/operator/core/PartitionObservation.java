@@ -12,6 +12,8 @@ import java.util.List;
  * @param errorCode the plugin's error code (NOT_LEADER, BROKER_NOT_READY, ...) or UNREACHABLE when
  *     the leader's control endpoint could not be reached; null when {@code described} is set
  * @param errorMessage the error's message, naming broker and partition
+ * @param replicasWithoutMirror followers that were described and hold no mirror registration (only
+ *     observed while mirroring: a follower without one would take writes if it became leader)
  */
 public record PartitionObservation(
     PartitionKey key,
@@ -19,22 +21,31 @@ public record PartitionObservation(
     List<Integer> replicas,
     Described described,
     String errorCode,
-    String errorMessage) {
+    String errorMessage,
+    List<Integer> replicasWithoutMirror) {
 
   public PartitionObservation {
     replicas = replicas == null ? List.of() : List.copyOf(replicas);
+    replicasWithoutMirror =
+        replicasWithoutMirror == null ? List.of() : List.copyOf(replicasWithoutMirror);
   }
 
   /** A partition the leader described. */
   public static PartitionObservation described(
       PartitionKey key, Integer leaderId, List<Integer> replicas, Described described) {
-    return new PartitionObservation(key, leaderId, replicas, described, null, null);
+    return new PartitionObservation(key, leaderId, replicas, described, null, null, List.of());
   }
 
   /** A partition that could not be described. */
   public static PartitionObservation failed(
       PartitionKey key, Integer leaderId, List<Integer> replicas, String code, String message) {
-    return new PartitionObservation(key, leaderId, replicas, null, code, message);
+    return new PartitionObservation(key, leaderId, replicas, null, code, message, List.of());
+  }
+
+  /** This observation with the followers found without a mirror registration. */
+  public PartitionObservation withReplicasWithoutMirror(List<Integer> brokers) {
+    return new PartitionObservation(
+        key, leaderId, replicas, described, errorCode, errorMessage, brokers);
   }
 
   /**

@@ -197,7 +197,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       boolean observeAgain = true;
       for (int round = 0; round < settings.maxRoundsPerReconcile(); round++) {
         long observeStarted = System.nanoTime();
-        observation = driver.observe(mirror, destination);
+        observation = driver.observe(mirror, destination, target != MirrorIntent.Target.STOPPED);
         long observedNanos = System.nanoTime() - observeStarted;
         plan =
             FailoverPlanner.plan(
@@ -231,7 +231,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         }
       }
       if (observeAgain) {
-        observation = driver.observe(mirror, destination);
+        observation = driver.observe(mirror, destination, target != MirrorIntent.Target.STOPPED);
         plan =
             FailoverPlanner.plan(
                 intent, observation.partitions(), catchUpElapsedMs(previous), catchUpTimeoutMs);

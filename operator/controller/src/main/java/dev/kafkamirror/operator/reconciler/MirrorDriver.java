@@ -46,8 +46,11 @@ public final class MirrorDriver {
       Map<PartitionKey, PartitionPlacement> placements,
       Map<Integer, String> brokerHosts) {}
 
-  /** Metadata, then describe on each partition's leader. */
-  public Observation observe(ResolvedMirror mirror, ClusterAdmin destination)
+  /**
+   * Metadata, then describe on each partition's leader; with {@code followers}, also on every other
+   * replica, to find the ones without a mirror registration.
+   */
+  public Observation observe(ResolvedMirror mirror, ClusterAdmin destination, boolean followers)
       throws ClusterAdmin.KafkaCallException {
     Map<Integer, String> hosts = destination.brokerHosts();
     List<PartitionPlacement> placements = destination.placements(mirror.topics());
@@ -94,7 +97,54 @@ public final class MirrorDriver {
       }
     }
     out.sort((a, b) -> a.key().compareTo(b.key()));
+    if (followers) {
+      out = withUnregisteredFollowers(mirror, hosts, out);
+    }
     return new Observation(out, byKey, hosts);
+  }
+
+  private List<PartitionObservation> withUnregisteredFollowers(
+      ResolvedMirror mirror, Map<Integer, String> hosts, List<PartitionObservation> leaders) {
+    Map<Integer, List<PartitionKey>> byFollower = new TreeMap<>();
+    for (PartitionObservation o : leaders) {
+      if (o.described() == null || o.described().mirror() == null) {
+        continue; // the leader is started first; followers are looked at once it mirrors
+      }
+      for (int replica : o.replicas()) {
+        if (o.leaderId() != null && replica != o.leaderId()) {
+          byFollower.computeIfAbsent(replica, k -> new ArrayList<>()).add(o.key());
+        }
+      }
+    }
+    Map<Integer, List<ControlResult>> described =
+        perBroker(
+            byFollower,
+            brokerId -> {
+              String address = mirror.controlAddress(brokerId, hosts);
+              return address == null
+                  ? unknownBroker(brokerId, byFollower.get(brokerId))
+                  : control.describe(
+                      brokerId, address, mirror.controlSecret(), byFollower.get(brokerId));
+            });
+    Map<PartitionKey, List<Integer>> missing = new HashMap<>();
+    for (List<ControlResult> results : described.values()) {
+      for (ControlResult r : results) {
+        boolean unregistered =
+            r.ok() ? !r.body().has("mirror") : !ControlResult.UNREACHABLE.equals(r.errorCode());
+        if (unregistered) {
+          missing.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.brokerId());
+        }
+      }
+    }
+    if (missing.isEmpty()) {
+      return leaders;
+    }
+    List<PartitionObservation> out = new ArrayList<>();
+    for (PartitionObservation o : leaders) {
+      List<Integer> brokers = missing.get(o.key());
+      out.add(brokers == null ? o : o.withReplicasWithoutMirror(brokers));
+    }
+    return out;
   }
 
   /** What one round of calls did. */
@@ -171,6 +221,7 @@ public final class MirrorDriver {
                     out.addAll(unknownBroker(brokerId, call.keys()));
                     continue;
                   }
+                  long callStarted = System.nanoTime();
                   List<ControlResult> rs =
                       control.act(
                           call.action(),
@@ -186,6 +237,15 @@ public final class MirrorDriver {
                                   mirror.sourceClusterId(),
                                   mirror.sourceClientSecurity())
                               : null);
+                  LOG.debug(
+                      "clusterMirror={} broker={} action={} {} partitions={} ms={} errors={}",
+                      resourceRef,
+                      brokerId,
+                      call.action(),
+                      call.leader() ? "leader" : "follower",
+                      call.keys().size(),
+                      (System.nanoTime() - callStarted) / 1_000_000L,
+                      rs.stream().filter(r -> !r.ok()).count());
                   for (ControlResult r : rs) {
                     out.add(
                         new ControlResult(

@@ -289,4 +289,20 @@ class FailoverPlannerTest {
     assertThat(plan.decisions().get(0).action()).isEqualTo(Action.WAIT);
     assertThat(plan.decisions().get(0).message()).contains("orders-0", "no leader");
   }
+
+  @Test
+  void followersWithoutAMirrorRegistrationAreStartedSoThatALeaderMoveStaysReadOnly() {
+    // Given a mirroring leader whose follower on broker 3 has no registration
+    PartitionObservation o =
+        described(0, mirror("MIRRORING", 0), null).withReplicasWithoutMirror(List.of(3));
+
+    // When Mirroring is planned
+    FailoverPlan plan =
+        FailoverPlanner.plan(intent(MirrorIntent.Target.MIRRORING), List.of(o), null, 0);
+
+    // Then start is sent again (to every replica), and the message names the broker
+    assertThat(plan.decisions().get(0).action()).isEqualTo(Action.START_MIRRORING);
+    assertThat(plan.decisions().get(0).phase()).isEqualTo(PartitionPhase.MIRRORING);
+    assertThat(plan.decisions().get(0).message()).contains("[3]", "orders-0");
+  }
 }
