@@ -37,6 +37,7 @@ import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.LogAppendInfo;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.apache.kafka.storage.internals.log.VerificationGuard;
+import scala.Option;
 
 /**
  * The safe stop sequence of mirror partitions on a Kafka 4.4 broker, one batched call per step:
@@ -241,6 +242,7 @@ public final class KafkaStopSequence {
         long target = e.getValue();
         if (t.log().logEndOffset() > target) {
           t.partition().truncateTo(target, false);
+          realignLeaderEpochStart(t.partition(), t.log().logEndOffset());
         }
         int[] counts = KafkaPartitionControl.producerCounts(t.log());
         if (counts[1] > 0 && BarrierHooks.ruleEnabled()) {
@@ -669,6 +671,21 @@ public final class KafkaStopSequence {
               + "), not "
               + requested
               + "; the stop must name the real source");
+    }
+  }
+
+  /**
+   * A leader's epoch starts, for Kafka, at its log end when it was elected: followers join the ISR
+   * only once they reach that offset, and ListOffsets answers OFFSET_NOT_AVAILABLE while the high
+   * watermark is below it. After this leader truncated below that offset, its epoch's first batch
+   * (the barrier) will sit at the new log end, so that is where the epoch starts; without this, a
+   * replica that comes back could not rejoin the ISR and consumers could not list offsets until the
+   * log grew past the old end again.
+   */
+  private static void realignLeaderEpochStart(Partition partition, long logEndOffset) {
+    Option<Object> start = partition.leaderEpochStartOffsetOpt();
+    if (start.isDefined() && (Long) start.get() > logEndOffset) {
+      partition.leaderEpochStartOffsetOpt_$eq(Option.apply((Object) logEndOffset));
     }
   }
 

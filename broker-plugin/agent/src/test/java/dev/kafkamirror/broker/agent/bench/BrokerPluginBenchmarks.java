@@ -355,7 +355,14 @@ public final class BrokerPluginBenchmarks {
       driver.step(dev.kafkamirror.broker.agent.StopDriver.STEPS.get(i), tps);
       stepMs[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
-    return driver.leaderMoves() - movesBefore;
+    int moves = driver.leaderMoves() - movesBefore;
+    // Keep the clusters small for the next round.
+    for (KafkaCluster c : List.of(source, destination)) {
+      try (var admin = c.admin()) {
+        admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+      }
+    }
+    return moves;
   }
 
   private static double median(double[] values) {
