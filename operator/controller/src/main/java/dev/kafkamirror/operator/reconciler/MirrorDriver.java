@@ -209,91 +209,137 @@ public final class MirrorDriver {
                     .add(new Call(action, keys, false)));
       }
     }
-    for (Map<Integer, List<Call>> phase : List.of(first, later)) {
-      Map<Integer, List<ControlResult>> results =
-          perBroker(
-              phase,
-              brokerId -> {
-                String address = mirror.controlAddress(brokerId, observation.brokerHosts());
-                List<ControlResult> out = new ArrayList<>();
-                for (Call call : phase.get(brokerId)) {
-                  if (address == null) {
-                    out.addAll(unknownBroker(brokerId, call.keys()));
-                    continue;
-                  }
-                  long callStarted = System.nanoTime();
-                  List<ControlResult> rs =
-                      control.act(
-                          call.action(),
-                          brokerId,
-                          address,
-                          mirror.controlSecret(),
-                          call.keys(),
-                          mirror.sourceClusterId(),
-                          call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,
-                          call.action() == Action.START_MIRRORING
-                              ? new ControlClient.MirrorSource(
-                                  mirror.sourceBootstrapServers(),
-                                  mirror.sourceClusterId(),
-                                  mirror.sourceClientSecurity())
-                              : null);
-                  LOG.debug(
-                      "clusterMirror={} broker={} action={} {} partitions={} ms={} errors={}",
-                      resourceRef,
-                      brokerId,
-                      call.action(),
-                      call.leader() ? "leader" : "follower",
-                      call.keys().size(),
-                      (System.nanoTime() - callStarted) / 1_000_000L,
-                      rs.stream().filter(r -> !r.ok()).count());
-                  for (ControlResult r : rs) {
-                    out.add(
-                        new ControlResult(
-                            r.key(),
-                            r.brokerId(),
-                            r.body(),
-                            r.errorCode(),
-                            r.errorMessage() == null
-                                ? null
-                                : (call.leader() ? "" : "follower: ") + r.errorMessage()));
-                  }
-                  callsByAction.merge(call.action(), 1L, Long::sum);
-                }
-                return out;
-              });
-      for (Map.Entry<Integer, List<ControlResult>> e : results.entrySet()) {
-        for (ControlResult r : e.getValue()) {
-          calls++;
-          if (r.ok()) {
-            succeeded++;
-            continue;
-          }
-          boolean fromFollower =
-              r.errorMessage() != null && r.errorMessage().startsWith("follower: ");
-          if (fromFollower) {
-            LOG.debug(
-                "clusterMirror={} partition={} broker={} follower call failed (not blocking): {}",
-                resourceRef,
-                r.key(),
-                r.brokerId(),
-                r.errorMessage());
-          } else {
-            leaderErrors.put(r.key(), r.errorCode() + ": " + r.errorMessage());
-            LOG.info(
-                "clusterMirror={} partition={} broker={} code={} {}",
-                resourceRef,
-                r.key(),
-                r.brokerId(),
-                r.errorCode(),
-                r.errorMessage());
-          }
-        }
+    // Every (broker, call) pair runs in parallel.
+    first
+        .values()
+        .forEach(list -> list.forEach(c -> callsByAction.merge(c.action(), 1L, Long::sum)));
+    for (ControlResult r : runCalls(resourceRef, mirror, observation, first)) {
+      calls++;
+      if (r.ok()) {
+        succeeded++;
+        continue;
       }
+      boolean fromFollower = r.errorMessage() != null && r.errorMessage().startsWith("follower: ");
+      if (fromFollower) {
+        LOG.debug(
+            "clusterMirror={} partition={} broker={} follower call failed (not blocking): {}",
+            resourceRef,
+            r.key(),
+            r.brokerId(),
+            r.errorMessage());
+      } else {
+        leaderErrors.put(r.key(), r.errorCode() + ": " + r.errorMessage());
+        LOG.info(
+            "clusterMirror={} partition={} broker={} code={} {}",
+            resourceRef,
+            r.key(),
+            r.brokerId(),
+            r.errorCode(),
+            r.errorMessage());
+      }
+    }
+    // The follower half of make-writable, after every leader call, is not waited for: a partition
+    // is
+    // STOPPED once its leader is, followers adopt the recorded STOPPED on their own, and this call
+    // only hurries them (idempotent; errors are logged).
+    if (!later.isEmpty()) {
+      executor.submit(
+          () -> {
+            for (Map.Entry<Integer, List<Call>> e : later.entrySet()) {
+              for (Call call : e.getValue()) {
+                for (ControlResult r :
+                    oneCall(resourceRef, mirror, observation, e.getKey(), call)) {
+                  if (!r.ok()) {
+                    LOG.debug(
+                        "clusterMirror={} partition={} broker={} follower call failed (not"
+                            + " blocking): {}",
+                        resourceRef,
+                        r.key(),
+                        r.brokerId(),
+                        r.errorMessage());
+                  }
+                }
+              }
+            }
+          });
     }
     return new RoundResult(calls, succeeded, leaderErrors);
   }
 
   private record Call(Action action, List<PartitionKey> keys, boolean leader) {}
+
+  /** Runs every call in parallel and returns all results; a follower's errors are marked. */
+  private List<ControlResult> runCalls(
+      String resourceRef,
+      ResolvedMirror mirror,
+      Observation observation,
+      Map<Integer, List<Call>> calls) {
+    List<Future<List<ControlResult>>> futures = new ArrayList<>();
+    for (Map.Entry<Integer, List<Call>> e : calls.entrySet()) {
+      for (Call call : e.getValue()) {
+        futures.add(
+            executor.submit(() -> oneCall(resourceRef, mirror, observation, e.getKey(), call)));
+      }
+    }
+    List<ControlResult> out = new ArrayList<>();
+    for (Future<List<ControlResult>> f : futures) {
+      try {
+        out.addAll(f.get());
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("a control call failed: " + e.getCause(), e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted during control calls", e);
+      }
+    }
+    return out;
+  }
+
+  private List<ControlResult> oneCall(
+      String resourceRef, ResolvedMirror mirror, Observation observation, int brokerId, Call call) {
+    String address = mirror.controlAddress(brokerId, observation.brokerHosts());
+    if (address == null) {
+      return unknownBroker(brokerId, call.keys());
+    }
+    long callStarted = System.nanoTime();
+    List<ControlResult> rs =
+        control.act(
+            call.action(),
+            brokerId,
+            address,
+            mirror.controlSecret(),
+            call.keys(),
+            mirror.sourceClusterId(),
+            call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,
+            call.action() == Action.START_MIRRORING
+                ? new ControlClient.MirrorSource(
+                    mirror.sourceBootstrapServers(),
+                    mirror.sourceClusterId(),
+                    mirror.sourceClientSecurity())
+                : null);
+    LOG.debug(
+        "clusterMirror={} broker={} action={} {} partitions={} ms={} errors={}",
+        resourceRef,
+        brokerId,
+        call.action(),
+        call.leader() ? "leader" : "follower",
+        call.keys().size(),
+        (System.nanoTime() - callStarted) / 1_000_000L,
+        rs.stream().filter(r -> !r.ok()).count());
+    List<ControlResult> out = new ArrayList<>();
+    for (ControlResult r : rs) {
+      out.add(
+          new ControlResult(
+              r.key(),
+              r.brokerId(),
+              r.body(),
+              r.errorCode(),
+              r.errorMessage() == null
+                  ? null
+                  : (call.leader() ? "" : "follower: ") + r.errorMessage()));
+    }
+    return out;
+  }
 
   private static List<ControlResult> unknownBroker(int brokerId, List<PartitionKey> keys) {
     List<ControlResult> out = new ArrayList<>();
