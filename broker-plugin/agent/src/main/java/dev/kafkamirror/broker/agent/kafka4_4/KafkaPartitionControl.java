@@ -212,6 +212,7 @@ public final class KafkaPartitionControl implements PartitionControl {
                 (short) 0);
         barrierOffset = info.lastOffset();
         appended = true;
+        BrokerHandles.completeDelayedFetches(tp);
       }
     } catch (NotLeaderOrFollowerException e) {
       throw new PartitionOperationException(Code.NOT_LEADER, tp + ": " + e.getMessage(), e);

@@ -93,7 +93,6 @@ public final class KafkaStopSequence {
     for (PartitionRef ref : refs) {
       try {
         Target t = resolve(ref, false);
-        MirrorRegistry.instance().advanceTo(t.tp(), MirrorState.STOPPING);
         all.add(t);
         if (t.partition().isLeader()) {
           leaders.add(t);
@@ -102,6 +101,8 @@ public final class KafkaStopSequence {
         out.put(ref, StepOutcome.failed(ref, e));
       }
     }
+    MirrorRegistry.instance()
+        .advanceAll(all.stream().map(Target::tp).toList(), MirrorState.STOPPING);
     Map<PartitionRef, PartitionOperationException> failed = new HashMap<>();
     if (!leaders.isEmpty()) {
       try {
@@ -243,6 +244,7 @@ public final class KafkaStopSequence {
         if (t.log().logEndOffset() > target) {
           t.partition().truncateTo(target, false);
           realignLeaderEpochStart(t.partition(), t.log().logEndOffset());
+          BrokerHandles.completeDelayedFetches(t.tp());
         }
         int[] counts = KafkaPartitionControl.producerCounts(t.log());
         if (counts[1] > 0 && BarrierHooks.ruleEnabled()) {
@@ -403,6 +405,7 @@ public final class KafkaStopSequence {
                     (short) 0);
         written.put(t, info.lastOffset());
         appendedNow.put(t, true);
+        BrokerHandles.completeDelayedFetches(t.tp());
       } catch (PartitionOperationException e) {
         out.put(ref, StepOutcome.failed(ref, e));
       } catch (NotLeaderOrFollowerException e) {
@@ -544,14 +547,19 @@ public final class KafkaStopSequence {
     }
     Map<PartitionRef, PartitionOperationException> failed =
         write(store, writes, writers, timeoutMs);
+    List<Target> writable = new ArrayList<>();
     for (Target t : ready) {
       PartitionOperationException e = failed.get(t.ref());
       if (e != null) {
         out.put(t.ref(), StepOutcome.failed(t.ref(), e));
-        continue;
+      } else {
+        writable.add(t);
       }
-      // STOPPED is durable: only now may clients write.
-      MirrorRegistry.instance().advanceTo(t.tp(), MirrorState.STOPPED);
+    }
+    // STOPPED is durable: only now may clients write.
+    MirrorRegistry.instance()
+        .advanceAll(writable.stream().map(Target::tp).toList(), MirrorState.STOPPED);
+    for (Target t : writable) {
       out.put(t.ref(), StepOutcome.ok(t.ref(), view(t)));
     }
     return ordered(refs, out);
@@ -809,7 +817,8 @@ public final class KafkaStopSequence {
     if (states.isEmpty()) {
       return failed;
     }
-    for (StopStateStore.WriteOutcome o : store.writeAll(states, timeoutMs)) {
+    // Every call synced the store after it resolved its partitions as leader.
+    for (StopStateStore.WriteOutcome o : store.writeAll(states, timeoutMs, false)) {
       if (o.error() == null) {
         continue;
       }

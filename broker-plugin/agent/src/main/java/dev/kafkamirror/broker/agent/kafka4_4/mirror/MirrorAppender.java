@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
+import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,6 +111,7 @@ final class MirrorAppender {
     // fetched again
     // from the new log end.
     advanceHighWatermark(partition, log);
+    BrokerHandles.completeDelayedFetches(partition.topicPartition());
     return new Appended(first, appendedLast, batches.size());
   }
 

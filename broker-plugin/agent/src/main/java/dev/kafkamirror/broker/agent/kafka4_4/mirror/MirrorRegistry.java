@@ -216,6 +216,37 @@ public final class MirrorRegistry {
     return Optional.of(entry);
   }
 
+  /**
+   * {@link #advanceTo} for many partitions, writing the registry file once.
+   *
+   * @return how many partitions changed
+   */
+  public int advanceAll(java.util.Collection<TopicPartition> partitions, MirrorState target) {
+    if (target != MirrorState.STOPPING && target != MirrorState.STOPPED) {
+      throw new IllegalArgumentException("advanceAll only STOPPING or STOPPED, not " + target);
+    }
+    int changed = 0;
+    for (TopicPartition tp : partitions) {
+      MirrorEntry entry = entries.get(tp);
+      if (entry == null) {
+        continue;
+      }
+      synchronized (entry) {
+        MirrorState now = entry.state();
+        if (now != target && now != MirrorState.STOPPED) {
+          entry.state(target);
+          changed++;
+        }
+      }
+    }
+    if (changed > 0) {
+      synchronized (this) {
+        persist();
+      }
+    }
+    return changed;
+  }
+
   /** Every registered partition and its entry. */
   public Map<TopicPartition, MirrorEntry> all() {
     return entriesSorted();

@@ -212,11 +212,22 @@ public final class StopStateStore implements AutoCloseable {
    * Each state succeeds or fails alone.
    */
   public List<WriteOutcome> writeAll(List<StopState> states, long timeoutMs) {
+    return writeAll(states, timeoutMs, true);
+  }
+
+  /**
+   * {@link #writeAll(List, long)}; {@code syncFirst} false when the caller synced since it became
+   * the leader of the partitions written (its table is then up to date for them: only the leader of
+   * the newest epoch writes records that count).
+   */
+  public List<WriteOutcome> writeAll(List<StopState> states, long timeoutMs, boolean syncFirst) {
     List<WriteOutcome> outcomes = new ArrayList<>(states.size());
     KafkaProducer<byte[], byte[]> p;
     int partitions;
     try {
-      sync(timeoutMs);
+      if (syncFirst || producer == null) {
+        sync(timeoutMs);
+      }
       p = producer;
       partitions = partitionCount;
     } catch (StopStateUnavailableException e) {
