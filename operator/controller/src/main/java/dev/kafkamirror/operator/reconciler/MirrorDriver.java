@@ -209,7 +209,7 @@ public final class MirrorDriver {
                     .add(new Call(action, keys, false)));
       }
     }
-    // Every (broker, call) pair runs in parallel.
+    // Brokers in parallel.
     first
         .values()
         .forEach(list -> list.forEach(c -> callsByAction.merge(c.action(), 1L, Long::sum)));
@@ -268,7 +268,11 @@ public final class MirrorDriver {
 
   private record Call(Action action, List<PartitionKey> keys, boolean leader) {}
 
-  /** Runs every call in parallel and returns all results; a follower's errors are marked. */
+  /**
+   * Runs the calls, brokers in parallel and one call at a time per broker (a broker works through
+   * its partitions one by one; parallel calls to it measured slower), and returns all results; a
+   * follower's errors are marked.
+   */
   private List<ControlResult> runCalls(
       String resourceRef,
       ResolvedMirror mirror,
@@ -276,10 +280,15 @@ public final class MirrorDriver {
       Map<Integer, List<Call>> calls) {
     List<Future<List<ControlResult>>> futures = new ArrayList<>();
     for (Map.Entry<Integer, List<Call>> e : calls.entrySet()) {
-      for (Call call : e.getValue()) {
-        futures.add(
-            executor.submit(() -> oneCall(resourceRef, mirror, observation, e.getKey(), call)));
-      }
+      futures.add(
+          executor.submit(
+              () -> {
+                List<ControlResult> out = new ArrayList<>();
+                for (Call call : e.getValue()) {
+                  out.addAll(oneCall(resourceRef, mirror, observation, e.getKey(), call));
+                }
+                return out;
+              }));
     }
     List<ControlResult> out = new ArrayList<>();
     for (Future<List<ControlResult>> f : futures) {

@@ -116,6 +116,13 @@ class FailoverLatencyBenchmark {
           long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
           millis.add(ms);
           System.out.println("failover " + size + " partitions run " + run + ": " + ms + " ms");
+          // Each run starts from brokers without the previous runs' partitions.
+          client.resources(ClusterMirror.class).inNamespace(NS).withName(topic).delete();
+          for (KafkaCluster c : List.of(source, destination)) {
+            try (org.apache.kafka.clients.admin.Admin admin = c.admin()) {
+              admin.deleteTopics(List.of(topic)).all().get(120, TimeUnit.SECONDS);
+            }
+          }
         }
         List<Long> sorted = new ArrayList<>(millis);
         Collections.sort(sorted);
