@@ -23,6 +23,15 @@ public final class StopDriver {
 
   private static final int MAX_ATTEMPTS = 20;
 
+  /** Threads for the per-broker calls (the common pool has one thread on two cores). */
+  private static final java.util.concurrent.ExecutorService CALLS =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "stop-driver-call");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final KafkaCluster destination;
   private final String sourceClusterId;
   private int leaderMoves;
@@ -59,8 +68,17 @@ public final class StopDriver {
     if (step.equals("remove-fetchers")) {
       // Every replica stops fetching; only the leader's answer must be clean.
       Map<TopicPartition, Integer> leaders = leaders(partitions);
+      Map<Integer, List<JsonNode>> answers = new TreeMap<>();
       for (int broker : liveBrokers()) {
-        for (JsonNode r : post(broker, step, partitions)) {
+        answers.put(broker, List.of());
+      }
+      answers =
+          postInParallel(
+              step,
+              answers.keySet().stream()
+                  .collect(java.util.stream.Collectors.toMap(b -> b, b -> partitions)));
+      for (int broker : answers.keySet()) {
+        for (JsonNode r : answers.get(broker)) {
           TopicPartition tp =
               new TopicPartition(r.get("topic").asText(), r.get("partition").asInt());
           if (r.has("error") && leaders.get(tp) == broker) {
@@ -78,8 +96,9 @@ public final class StopDriver {
       leaders(pending)
           .forEach((tp, l) -> byLeader.computeIfAbsent(l, k -> new ArrayList<>()).add(tp));
       List<TopicPartition> retry = new ArrayList<>();
+      Map<Integer, List<JsonNode>> answers = postInParallel(step, byLeader);
       for (Map.Entry<Integer, List<TopicPartition>> e : byLeader.entrySet()) {
-        for (JsonNode r : post(e.getKey(), step, e.getValue())) {
+        for (JsonNode r : answers.get(e.getKey())) {
           TopicPartition tp =
               new TopicPartition(r.get("topic").asText(), r.get("partition").asInt());
           if (!r.has("error")) {
@@ -111,9 +130,9 @@ public final class StopDriver {
     }
     if (step.equals("make-writable")) {
       // Followers follow the recorded STOPPED (they also adopt it on their own).
-      for (int broker : liveBrokers()) {
-        post(broker, step, partitions);
-      }
+      Map<Integer, List<TopicPartition>> all = new TreeMap<>();
+      liveBrokers().forEach(b -> all.put(b, partitions));
+      postInParallel(step, all);
     }
   }
 
@@ -135,8 +154,11 @@ public final class StopDriver {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (true) {
       Map<TopicPartition, Integer> out = new LinkedHashMap<>();
-      for (int broker : liveBrokers()) {
-        for (JsonNode r : post(broker, "describe", partitions)) {
+      Map<Integer, List<TopicPartition>> all = new TreeMap<>();
+      liveBrokers().forEach(b -> all.put(b, partitions));
+      Map<Integer, List<JsonNode>> answers = postInParallel("describe", all);
+      for (int broker : answers.keySet()) {
+        for (JsonNode r : answers.get(broker)) {
           if (!r.has("error") && r.get("role").asText().equals("LEADER")) {
             out.put(
                 new TopicPartition(r.get("topic").asText(), r.get("partition").asInt()), broker);
@@ -161,6 +183,31 @@ public final class StopDriver {
       }
     }
     return live;
+  }
+
+  /** One call per broker, all brokers at once (as an operator does), answers by broker. */
+  private Map<Integer, List<JsonNode>> postInParallel(
+      String step, Map<Integer, List<TopicPartition>> byBroker) {
+    Map<Integer, java.util.concurrent.CompletableFuture<List<JsonNode>>> calls = new TreeMap<>();
+    byBroker.forEach(
+        (broker, tps) ->
+            calls.put(
+                broker,
+                java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> post(broker, step, tps), CALLS)));
+    Map<Integer, List<JsonNode>> out = new TreeMap<>();
+    calls.forEach(
+        (broker, call) -> {
+          try {
+            out.put(broker, call.join());
+          } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof AssertionError a) {
+              throw a;
+            }
+            throw e;
+          }
+        });
+    return out;
   }
 
   private List<JsonNode> post(int broker, String step, List<TopicPartition> partitions) {

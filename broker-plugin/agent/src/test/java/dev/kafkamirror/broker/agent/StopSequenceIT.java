@@ -141,11 +141,19 @@ class StopSequenceIT {
                       IsolationLevel.READ_UNCOMMITTED,
                       Duration.ofSeconds(60))))
           .containsExactlyElementsOf(expected);
-      // And the follower that was down reads the durable stop state back
-      JsonNode onReturned =
-          MirrorOps.control(destination, downFollower).describe(topic, 0).result(topic, 0);
-      assertThat(onReturned.get("stop").get("step").asText()).isEqualTo("STOPPED");
-      assertThat(onReturned.get("mirror").get("state").asText()).isEqualTo("STOPPED");
+      // And the follower that was down reads the durable stop state back and adopts it
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                JsonNode onReturned =
+                    MirrorOps.control(destination, downFollower)
+                        .describe(topic, 0)
+                        .result(topic, 0);
+                assertThat(onReturned.has("stop")).as(onReturned.toString()).isTrue();
+                assertThat(onReturned.get("stop").get("step").asText()).isEqualTo("STOPPED");
+                assertThat(onReturned.get("mirror").get("state").asText()).isEqualTo("STOPPED");
+              });
     }
   }
 }

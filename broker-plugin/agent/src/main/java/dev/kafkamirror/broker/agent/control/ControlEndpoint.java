@@ -153,8 +153,16 @@ public final class ControlEndpoint implements AutoCloseable {
     ControlRequests.Parsed parsed = requests.parse(body, step.needsSourceClusterId());
     List<Map<String, Object>> results = new ArrayList<>();
     List<StepOutcome> outcomes;
+    long startNanos = System.nanoTime();
     try {
       outcomes = control.stopStep(step, parsed.partitions(), parsed.timeoutMs());
+      long failed = outcomes.stream().filter(o -> o.error() != null).count();
+      LOG.info(
+          "stop step {}: {} partitions, {} failed, {} ms",
+          step.path(),
+          outcomes.size(),
+          failed,
+          (System.nanoTime() - startNanos) / 1_000_000L);
     } catch (RuntimeException | LinkageError e) {
       LOG.error("stop step {} failed", step, e);
       outcomes = new ArrayList<>();

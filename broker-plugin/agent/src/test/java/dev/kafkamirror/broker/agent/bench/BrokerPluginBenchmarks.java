@@ -246,7 +246,8 @@ public final class BrokerPluginBenchmarks {
                     PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
                 .start()) {
       int topicIndex = 0;
-      for (int partitions : List.of(100, 1000)) {
+      for (String size : System.getProperty("stopPartitions", "100,1000").split(",")) {
+        int partitions = Integer.parseInt(size.trim());
         for (boolean openTransaction : List.of(false, true)) {
           List<Double> totals = new ArrayList<>();
           for (int round = 0; round < rounds; round++) {

@@ -170,6 +170,14 @@ public final class StopStateStore implements AutoCloseable {
    */
   public void sync(long timeoutMs) throws StopStateUnavailableException {
     long start = System.nanoTime();
+    try {
+      awaitCaughtUpSince(start, timeoutMs);
+    } finally {
+      LOG.debug("stop-state sync: {} ms", (System.nanoTime() - start) / 1_000_000L);
+    }
+  }
+
+  private void awaitCaughtUpSince(long start, long timeoutMs) throws StopStateUnavailableException {
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     syncRequestedNanos = start;
     KafkaConsumer<byte[], byte[]> c = consumer;
@@ -410,12 +418,14 @@ public final class StopStateStore implements AutoCloseable {
     pp.putAll(clientProperties);
     pp.put("client.id", "cluster-mirror-stop-state-writer-" + brokerId);
     pp.put("acks", "all");
-    // Not idempotent: the plugin must not take producer ids from the cluster it guards. One request
-    // in flight keeps each state partition in write order; a retried duplicate is the same record.
+    // Not idempotent: the plugin must not take producer ids from the cluster it guards. Order still
+    // holds where it matters: one writeAll call writes each key at most once and returns only when
+    // every write is acknowledged, so two writes of one key are never in flight together; a retried
+    // duplicate is the same record.
     pp.put("enable.idempotence", "false");
-    pp.put("max.in.flight.requests.per.connection", "1");
+    pp.put("max.in.flight.requests.per.connection", "5");
     pp.put("retries", "2147483647");
-    pp.put("linger.ms", "2");
+    pp.put("linger.ms", "5");
     pp.put("delivery.timeout.ms", "30000");
     pp.put("request.timeout.ms", "10000");
     pp.put("key.serializer", ByteArraySerializer.class.getName());
@@ -432,16 +442,10 @@ public final class StopStateStore implements AutoCloseable {
     while (running) {
       long roundStart = System.nanoTime();
       Map<TopicPartition, Long> ends = c.endOffsets(c.assignment(), Duration.ofSeconds(10));
-      boolean caughtUp = false;
-      while (!caughtUp) {
+      // Poll only while behind: a poll with nothing to read waits its whole timeout.
+      while (!reached(c, ends)) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(50))) {
           apply(r);
-        }
-        caughtUp = true;
-        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
-          if (c.position(end.getKey()) < end.getValue()) {
-            caughtUp = false;
-          }
         }
       }
       lastError = null;
@@ -463,6 +467,15 @@ public final class StopStateStore implements AutoCloseable {
         }
       }
     }
+  }
+
+  private static boolean reached(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> ends) {
+    for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+      if (c.position(end.getKey()) < end.getValue()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void apply(ConsumerRecord<byte[], byte[]> r) {
