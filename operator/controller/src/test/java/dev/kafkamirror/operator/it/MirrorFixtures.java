@@ -11,7 +11,6 @@ import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
-import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -54,11 +53,37 @@ final class MirrorFixtures {
     Path crd =
         Path.of(System.getProperty("cmo.crds.dir", "../../crds"))
             .resolve("clustermirrors.kafkamirror.dev-v1.yml");
+    // Not KubeApiServerHarness.installCrd: it reads status.conditions before the API server has
+    // written them (a NullPointerException seen in KubeApiServerCustomResourceIT).
     try (InputStream in = Files.newInputStream(crd)) {
-      KubeApiServerHarness.installCrd(client, in);
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(client.apiextensions().v1().customResourceDefinitions().load(in).item())
+          .create();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + crd, e);
     }
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
+        .pollInterval(java.time.Duration.ofMillis(100))
+        .until(
+            () -> {
+              var stored =
+                  client
+                      .apiextensions()
+                      .v1()
+                      .customResourceDefinitions()
+                      .withName("clustermirrors.kafkamirror.dev")
+                      .get();
+              return stored != null
+                  && stored.getStatus() != null
+                  && stored.getStatus().getConditions() != null
+                  && stored.getStatus().getConditions().stream()
+                      .anyMatch(
+                          c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+            });
     // Established can come a moment before the group's REST path serves lists.
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(30))
