@@ -214,6 +214,7 @@ public final class KubeApiServerHarness implements AutoCloseable {
       var stored = client.apiextensions().v1().customResourceDefinitions().withName(name).get();
       if (stored != null
           && stored.getStatus() != null
+          && stored.getStatus().getConditions() != null
           && stored.getStatus().getConditions().stream()
               .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()))) {
         return;
