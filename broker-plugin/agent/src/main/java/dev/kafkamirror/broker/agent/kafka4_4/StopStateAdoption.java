@@ -31,9 +31,18 @@ public final class StopStateAdoption {
 
   /** Adopts the durable state for every registered partition. */
   public static void adoptAll(StopStateStore store) {
+    java.util.List<TopicPartition> toStopping = new java.util.ArrayList<>();
+    java.util.List<TopicPartition> toStopped = new java.util.ArrayList<>();
     for (Map.Entry<TopicPartition, MirrorEntry> e : MirrorRegistry.instance().all().entrySet()) {
-      adopt(store, e.getKey(), e.getValue());
+      if (e.getValue().state() == MirrorState.STOPPED) {
+        continue;
+      }
+      durableStep(store, e.getKey(), e.getValue())
+          .ifPresent(step -> (step == StopStep.STOPPED ? toStopped : toStopping).add(e.getKey()));
     }
+    // One registry-file write per kind, not one per partition.
+    MirrorRegistry.instance().advanceAll(toStopping, MirrorState.STOPPING);
+    MirrorRegistry.instance().advanceAll(toStopped, MirrorState.STOPPED);
   }
 
   /**
@@ -45,27 +54,32 @@ public final class StopStateAdoption {
     if (entry.state() == MirrorState.STOPPED) {
       return true;
     }
-    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
-    if (rm.isEmpty()) {
-      return false;
-    }
-    Option<Partition> partition = rm.get().onlinePartition(tp);
-    if (partition.isEmpty() || partition.get().log().isEmpty()) {
-      return false;
-    }
-    Optional<Uuid> topicId = partition.get().log().get().topicId();
-    if (topicId.isEmpty()) {
-      return false;
-    }
-    Optional<StopState> durable =
-        store.get(new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition()));
-    if (durable.isEmpty()) {
+    Optional<StopStep> step = durableStep(store, tp, entry);
+    if (step.isEmpty()) {
       return false;
     }
     MirrorRegistry.instance()
-        .advanceTo(
-            tp,
-            durable.get().step() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING);
+        .advanceTo(tp, step.get() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING);
     return true;
+  }
+
+  /** The recorded stop step of a local mirror partition, if its stop has begun. */
+  private static Optional<StopStep> durableStep(
+      StopStateStore store, TopicPartition tp, MirrorEntry entry) {
+    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+    if (rm.isEmpty()) {
+      return Optional.empty();
+    }
+    Option<Partition> partition = rm.get().onlinePartition(tp);
+    if (partition.isEmpty() || partition.get().log().isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Uuid> topicId = partition.get().log().get().topicId();
+    if (topicId.isEmpty()) {
+      return Optional.empty();
+    }
+    return store
+        .get(new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition()))
+        .map(StopState::step);
   }
 }
