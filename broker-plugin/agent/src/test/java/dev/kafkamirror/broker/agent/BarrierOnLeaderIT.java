@@ -65,6 +65,15 @@ class BarrierOnLeaderIT {
       }
       tx.commitTransaction();
     }
+    // The COMMIT marker is written after commitTransaction returns: wait until it is in the log.
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
+        .until(
+            () -> {
+              JsonNode d = control.describe(topic, 0).result(topic, 0);
+              return d.get("openTransactions").asInt() == 0
+                  && d.get("lastStableOffset").asLong() == d.get("logEndOffset").asLong();
+            });
     JsonNode before = control.describe(topic, 0).result(topic, 0);
     assertThat(before.has("error")).as(before.toString()).isFalse();
     assertThat(before.get("producerEntries").asInt()).isEqualTo(2);
