@@ -215,7 +215,13 @@ public final class LocalFailoverDemo {
 
       step("5. Write on B with new producers; one gets a producer id that A's producers used");
       List<String> local = new ArrayList<>();
-      writeIdempotent(destination.bootstrapServers(), "b-idempotent", 9, local);
+      // One new idempotent producer through each broker: producer ids come in blocks per broker,
+      // and
+      // the broker that took the first block hands out the ids A's producers had (0, 1, 2, ...).
+      for (int broker : destination.brokerIds()) {
+        String through = destination.node(broker).bootstrapAddress().orElseThrow();
+        writeIdempotent(through, "b-idempotent-via-" + broker, PARTITIONS, local);
+      }
       writeTransactions(destination.bootstrapServers(), "b-tx", 1, 3, local);
       Map<Integer, Set<Long>> newIds = producerIds(destination);
       boolean collided = false;
