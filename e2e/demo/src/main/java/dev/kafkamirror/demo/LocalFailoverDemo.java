@@ -186,6 +186,8 @@ public final class LocalFailoverDemo {
               client,
               "every partition mirrored and caught up",
               s -> isTrue(s, "Mirroring") && Objects.equals(s.getMaxLagRecords(), 0L));
+      // The status can say lag 0 before the first fetch (lag unknown); wait for B's log ends too.
+      awaitTrue("B's log ends to reach A's", () -> mirroredUpToSource(source, destination));
       printMirror(source, destination);
       say("B is a read-only, offset-identical copy: batches, offsets and producer ids as on A");
 
@@ -500,6 +502,41 @@ public final class LocalFailoverDemo {
       b.append(" | steps ").append(steps);
     }
     return b.toString();
+  }
+
+  private static boolean mirroredUpToSource(KafkaCluster source, KafkaCluster destination) {
+    try {
+      Map<Integer, Long> ends = new TreeMap<>();
+      try (Admin admin = source.admin()) {
+        Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+        for (int i = 0; i < PARTITIONS; i++) {
+          latest.put(
+              new TopicPartition(TOPIC, i), org.apache.kafka.clients.admin.OffsetSpec.latest());
+        }
+        admin
+            .listOffsets(latest)
+            .all()
+            .get(30, TimeUnit.SECONDS)
+            .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+      }
+      int caughtUp = 0;
+      for (int broker : destination.brokerIds()) {
+        PluginControlClient control =
+            new PluginControlClient(
+                destination.listenerOf(broker, PluginControlClient.LISTENER_PROPERTY),
+                PluginControlClient.TEST_SECRET);
+        for (var r : control.describe(TOPIC, 0, 1, 2).body().get("results")) {
+          if (!r.has("error")
+              && "LEADER".equals(r.get("role").asText())
+              && r.get("highWatermark").asLong() == ends.get(r.get("partition").asInt())) {
+            caughtUp++;
+          }
+        }
+      }
+      return caughtUp == PARTITIONS;
+    } catch (Exception e) {
+      return false;
+    }
   }
 
   /** Log end offsets on A and on B's leaders, and B's producer ids, per partition. */
