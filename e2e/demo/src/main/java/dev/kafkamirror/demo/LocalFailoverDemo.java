@@ -392,7 +392,7 @@ public final class LocalFailoverDemo {
           tx.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "k", value));
           values.add(value);
         }
-        tx.commitTransaction();
+        TestClients.commitAndAwaitMarkers(tx, bootstrap, transactionalId);
         written.addAll(values);
       }
     }

@@ -63,9 +63,9 @@ class BarrierOnLeaderIT {
         tx.send(new ProducerRecord<>(topic, "t", "tx-" + i));
         expected.add("tx-" + i);
       }
-      tx.commitTransaction();
+      TestClients.commitAndAwaitMarkers(tx, cluster.bootstrapServers(), "leader-barrier-tx");
     }
-    // The COMMIT marker is written after commitTransaction returns: wait until it is in the log.
+    // And the leader's last stable offset has reached its log end (the markers are replicated).
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(30))
         .until(

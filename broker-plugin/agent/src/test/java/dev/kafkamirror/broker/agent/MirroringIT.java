@@ -74,13 +74,15 @@ class MirroringIT {
         tx.send(new ProducerRecord<>(topic, "t", "a-committed-" + i));
         committed.add("a-committed-" + i);
       }
-      tx.commitTransaction();
+      TestClients.commitAndAwaitMarkers(tx, source.bootstrapServers(), "a-tx");
       tx.beginTransaction();
       for (int i = 0; i < 5; i++) {
         tx.send(new ProducerRecord<>(topic, "t", "a-aborted-" + i));
       }
       tx.flush();
       tx.abortTransaction();
+      TestClients.awaitTransactionCompleted(
+          source.bootstrapServers(), "a-tx", Duration.ofSeconds(60));
     }
 
     // When B mirrors A
@@ -153,7 +155,7 @@ class MirroringIT {
         tx.send(new ProducerRecord<>(topic, "t", "b-committed-" + i));
         committed.add("b-committed-" + i);
       }
-      tx.commitTransaction();
+      TestClients.commitAndAwaitMarkers(tx, destination.bootstrapServers(), "b-tx");
     }
     assertThat(read(destination, topic, IsolationLevel.READ_COMMITTED))
         .containsExactlyElementsOf(committed);

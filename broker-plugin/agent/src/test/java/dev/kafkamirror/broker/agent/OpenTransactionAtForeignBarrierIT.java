@@ -41,7 +41,7 @@ class OpenTransactionAtForeignBarrierIT {
         open.initTransactions();
         open.beginTransaction();
         open.send(new ProducerRecord<>(topic, "k", "committed-0"));
-        open.commitTransaction();
+        TestClients.commitAndAwaitMarkers(open, a.bootstrapServers(), "left-open");
         open.beginTransaction();
         for (int i = 0; i < 3; i++) {
           open.send(new ProducerRecord<>(topic, "k", "never-committed-" + i));

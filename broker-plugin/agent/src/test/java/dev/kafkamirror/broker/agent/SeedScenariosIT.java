@@ -102,7 +102,7 @@ class SeedScenariosIT {
         for (int i = 0; i < 3; i++) {
           second.send(new ProducerRecord<>(topic, "k", "a-" + i));
         }
-        second.commitTransaction();
+        TestClients.commitAndAwaitMarkers(second, a.bootstrapServers(), "t");
       }
       ProducerState onA = producers(a, topic).get(0);
       assertThat(onA.producerEpoch()).isGreaterThan(0);
@@ -176,7 +176,7 @@ class SeedScenariosIT {
             for (int i = 0; i < 3; i++) {
               local.send(new ProducerRecord<>(topic, "k", "b-committed-" + i));
             }
-            local.commitTransaction();
+            TestClients.commitAndAwaitMarkers(local, b.bootstrapServers(), "b-tx");
           }
         }
         assertThat(producers(ruled, topic))

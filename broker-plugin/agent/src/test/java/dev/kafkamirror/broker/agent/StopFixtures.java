@@ -69,7 +69,7 @@ final class StopFixtures {
         tx.send(new ProducerRecord<>(topic, 0, "k", prefix + "-tx-" + i));
         committed.add(prefix + "-tx-" + i);
       }
-      tx.commitTransaction();
+      TestClients.commitAndAwaitMarkers(tx, source.bootstrapServers(), prefix + "-committed-tx");
     }
     KafkaProducer<String, String> open =
         TestClients.transactionalProducer(source.bootstrapServers(), prefix + "-open-tx");

@@ -106,7 +106,7 @@ class StopSequenceIT {
           tx.send(new ProducerRecord<>(topic, 0, "k", "b-tx-" + i));
           local.add("b-tx-" + i);
         }
-        tx.commitTransaction();
+        TestClients.commitAndAwaitMarkers(tx, destination.bootstrapServers(), "b-tx");
       }
       destination.restartBroker(downFollower);
       awaitReplicasConverged(destination, tp);

@@ -6,8 +6,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -39,6 +47,72 @@ public final class TestClients {
     props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "60000");
     return new KafkaProducer<>(props);
+  }
+
+  /**
+   * Commits the producer's transaction and waits until its markers are in the log.
+   *
+   * <p>Under transaction version 2 (the default on Kafka 4.x) {@code commitTransaction()} returns
+   * once the coordinator has recorded PrepareCommit; the COMMIT markers are written after that.
+   * Until they are in the partitions' logs the last stable offset stays before the transaction, so
+   * a read_committed consumer that reads "to the end" right after the commit misses the
+   * transaction's records. Tests that read after committing call this instead of {@code
+   * commitTransaction()}.
+   */
+  public static void commitAndAwaitMarkers(
+      KafkaProducer<?, ?> producer, String bootstrapServers, String transactionalId) {
+    producer.commitTransaction();
+    awaitTransactionCompleted(bootstrapServers, transactionalId, Duration.ofSeconds(60));
+  }
+
+  /**
+   * Waits until the coordinator of {@code transactionalId} reports its last transaction complete
+   * (CompleteCommit, CompleteAbort or Empty), i.e. every marker is written.
+   *
+   * @throws IllegalStateException naming the transactional id, the last state seen and the timeout
+   */
+  public static void awaitTransactionCompleted(
+      String bootstrapServers, String transactionalId, Duration timeout) {
+    Set<TransactionState> complete =
+        Set.of(
+            TransactionState.COMPLETE_COMMIT,
+            TransactionState.COMPLETE_ABORT,
+            TransactionState.EMPTY);
+    Properties props = new Properties();
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String lastSeen = "not described yet";
+    try (Admin admin = Admin.create(props)) {
+      while (System.nanoTime() < deadline) {
+        try {
+          TransactionDescription description =
+              admin
+                  .describeTransactions(List.of(transactionalId))
+                  .description(transactionalId)
+                  .get(10, TimeUnit.SECONDS);
+          if (complete.contains(description.state())) {
+            return;
+          }
+          lastSeen = description.state() + " (partitions " + description.topicPartitions() + ")";
+        } catch (ExecutionException | TimeoutException e) {
+          lastSeen = "describe failed: " + e;
+        }
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(
+          "interrupted waiting for transaction " + transactionalId + " to complete", e);
+    }
+    throw new IllegalStateException(
+        "transaction "
+            + transactionalId
+            + " on "
+            + bootstrapServers
+            + " did not complete within "
+            + timeout
+            + "; last seen: "
+            + lastSeen);
   }
 
   private static Properties producerBase(String bootstrapServers) {

@@ -47,7 +47,7 @@ final class SourceData {
           committed.add(v);
         }
       }
-      tx.commitTransaction();
+      TestClients.commitAndAwaitMarkers(tx, source.bootstrapServers(), tag + "-tx");
       tx.beginTransaction();
       for (int part = 0; part < partitions; part++) {
         for (int i = 0; i < 3; i++) {
@@ -55,6 +55,8 @@ final class SourceData {
         }
       }
       tx.abortTransaction();
+      TestClients.awaitTransactionCompleted(
+          source.bootstrapServers(), tag + "-tx", java.time.Duration.ofSeconds(60));
     }
     return committed;
   }
