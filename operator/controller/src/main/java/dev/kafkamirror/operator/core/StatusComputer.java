@@ -27,6 +27,9 @@ import java.util.Objects;
  *   <li>Each condition carries the generation it was computed from; lastTransitionTime changes only
  *       when the condition's status changes.
  *   <li>stopStartedAt and stopFinishedAt, once set, never move.
+ *   <li>An unknown lag never reads as zero: while any partition that is not STOPPED has no known
+ *       lag (not described, or the plugin reports -1 because the mirror has not fetched from the
+ *       source yet), maxLagRecords is absent and the Mirroring condition counts those partitions.
  * </ul>
  */
 public final class StatusComputer {
@@ -47,13 +50,18 @@ public final class StatusComputer {
     }
     EnumMap<PartitionPhase, Integer> counts = new EnumMap<>(PartitionPhase.class);
     long maxLag = 0;
+    int lagUnknown = 0;
     String observedSource = null;
     for (PartitionDecision d : decisions) {
       counts.merge(d.phase(), 1, Integer::sum);
       PartitionObservation o = byKey.get(d.key());
       Long lag = o == null ? null : FailoverPlanner.lagOf(o);
-      if (lag != null && d.phase() != PartitionPhase.STOPPED) {
-        maxLag = Math.max(maxLag, lag);
+      if (d.phase() != PartitionPhase.STOPPED) {
+        if (lag == null) {
+          lagUnknown++;
+        } else {
+          maxLag = Math.max(maxLag, lag);
+        }
       }
       if (observedSource == null
           && o != null
@@ -75,7 +83,7 @@ public final class StatusComputer {
     pc.setFailed(counts.getOrDefault(PartitionPhase.FAILED, 0));
     status.setPartitionCounts(pc);
     status.setStoppedOfTotal(stopped + "/" + total);
-    status.setMaxLagRecords(maxLag);
+    status.setMaxLagRecords(lagUnknown > 0 ? null : maxLag);
     status.setSourceClusterId(
         observedSource != null ? observedSource : previous.getSourceClusterId());
     status.setPartitions(partitionList(decisions, byKey, in.maxPartitionsListed()));
@@ -183,7 +191,14 @@ public final class StatusComputer {
               Reasons.MIRRORING,
               true,
               Reasons.ALL_PARTITIONS_MIRRORING,
-              "all " + total + " partitions are MIRRORING"));
+              "all "
+                  + total
+                  + " partitions are MIRRORING"
+                  + (lagUnknown > 0
+                      ? "; lag unknown on "
+                          + lagUnknown
+                          + " (no fetch from the source yet), so maxLagRecords is not set"
+                      : "")));
     } else {
       String reason =
           switch (in.target()) {

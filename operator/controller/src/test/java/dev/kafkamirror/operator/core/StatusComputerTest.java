@@ -86,6 +86,34 @@ class StatusComputerTest {
   }
 
   @Test
+  void anUnknownLagNeverReadsAsZero() {
+    // Given two mirroring partitions, one caught up and one that has not fetched yet (lag -1)
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null),
+            described(1, mirror("MIRRORING", -1), null));
+
+    // When the status is computed
+    ClusterMirrorStatus status = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+
+    // Then maxLagRecords is absent rather than 0, and the Mirroring condition says why
+    assertThat(status.getMaxLagRecords()).isNull();
+    assertThat(condition(status, "Mirroring").getMessage())
+        .contains("lag unknown on 1 (no fetch from the source yet)");
+    assertThat(status.getPartitions())
+        .filteredOn(p -> p.getPartition() == 1)
+        .extracting(p -> p.getLagRecords())
+        .containsExactly((Long) null);
+
+    // And once it has fetched, the maximum is reported
+    List<PartitionObservation> fetched =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 7), null));
+    assertThat(compute(MirrorIntent.Target.MIRRORING, fetched, status, T1, 1).getMaxLagRecords())
+        .isEqualTo(7);
+  }
+
+  @Test
   void aRefusalIsDegradedAndNotReady() {
     // Given mirrored data from another source cluster
     List<PartitionObservation> os =
