@@ -50,7 +50,6 @@ public record OperatorConfig(
             longOf(env, "CMO_REQUEUE_MS", d.requeueMs()),
             longOf(env, "CMO_RESYNC_MS", d.idleRequeueMs()),
             longOf(env, "CMO_ADMIN_TIMEOUT_MS", d.adminTimeoutMs()),
-            Boolean.parseBoolean(env.getOrDefault("CMO_ALLOW_STOP_WITHOUT_TRUNCATE", "false")),
             d.maxPartitionsListed()));
   }
 

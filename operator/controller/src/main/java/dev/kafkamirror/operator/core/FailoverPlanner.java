@@ -2,7 +2,6 @@ package dev.kafkamirror.operator.core;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Decides, from what the destination's plugin described and what the spec asks, the next call for
@@ -118,7 +117,7 @@ public final class FailoverPlanner {
             case PAUSED -> registerFollowers(o, phase);
             default -> finalState(key, step, phase, "Paused");
           };
-      case STOPPED -> decideStop(intent, o, phase, step);
+      case STOPPED -> decideStop(o, phase, step);
     };
   }
 
@@ -156,7 +155,7 @@ public final class FailoverPlanner {
   }
 
   private static PartitionDecision decideStop(
-      MirrorIntent intent, PartitionObservation o, PartitionPhase phase, String step) {
+      PartitionObservation o, PartitionPhase phase, String step) {
     PartitionKey key = o.key();
     PartitionObservation.Described d = o.described();
     PartitionObservation.Stop stop = d.stop();
@@ -193,50 +192,32 @@ public final class FailoverPlanner {
                   + " lost); there is nothing to stop");
       case MIRRORING, PAUSED ->
           new PartitionDecision(key, Action.REMOVE_FETCHERS, phase, null, null);
-      case STOPPING -> legacyStop(intent, o, phase);
+      case STOPPING -> stoppingWithoutStep(o, phase);
       default -> new PartitionDecision(key, Action.NONE, phase, step, null);
     };
   }
 
   /**
-   * A plugin without durable stop state (older than the five-step sequence) after remove-fetchers:
-   * barrier, then make-writable. Allowed only when the operator is configured for it.
+   * STOPPING without a recorded stop step. A plugin that records stop state but has not recorded
+   * remove-fetchers yet (or lost the record) gets it again; a plugin without durable stop state
+   * (older than the five-step sequence) cannot truncate to the LSO or persist offsets, so the
+   * partition is FAILED and never made writable by this operator.
    */
-  private static PartitionDecision legacyStop(
-      MirrorIntent intent, PartitionObservation o, PartitionPhase phase) {
+  private static PartitionDecision stoppingWithoutStep(
+      PartitionObservation o, PartitionPhase phase) {
     PartitionKey key = o.key();
     if (o.described().stopAware()) {
-      // remove-fetchers did not record its step yet (or the record was lost): repeat it.
       return new PartitionDecision(key, Action.REMOVE_FETCHERS, phase, null, null);
     }
-    if (!intent.allowStopWithoutTruncate()) {
-      return new PartitionDecision(
-          key,
-          Action.NONE,
-          PartitionPhase.FAILED,
-          null,
-          "partition "
-              + key
-              + ": the destination's plugin reports no durable stop state, so it cannot truncate to"
-              + " the LSO or persist offsets; upgrade the plugin (or set"
-              + " CMO_ALLOW_STOP_WITHOUT_TRUNCATE=true)");
-    }
-    Action next =
-        legacyBarrierDone(intent, o.described()) ? Action.MAKE_WRITABLE : Action.WRITE_BARRIER;
-    return new PartitionDecision(key, next, phase, null, null);
-  }
-
-  private static boolean legacyBarrierDone(MirrorIntent intent, PartitionObservation.Described d) {
-    if (d.logEndOffset() == null || d.highWatermark() == null) {
-      return false;
-    }
-    return d.barrierResets().stream()
-        .anyMatch(
-            r ->
-                r.barrierOffset() != null
-                    && r.barrierOffset() == d.logEndOffset() - 1
-                    && d.highWatermark() >= d.logEndOffset()
-                    && Objects.equals(r.sourceClusterId(), intent.sourceClusterId()));
+    return new PartitionDecision(
+        key,
+        Action.NONE,
+        PartitionPhase.FAILED,
+        null,
+        "partition "
+            + key
+            + ": the destination's plugin reports no durable stop state, so it cannot truncate to"
+            + " the LSO or persist offsets; upgrade the plugin on every destination broker");
   }
 
   private static List<String> refusals(MirrorIntent intent, List<PartitionObservation> sorted) {

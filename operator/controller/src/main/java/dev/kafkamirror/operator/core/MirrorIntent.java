@@ -8,15 +8,9 @@ package dev.kafkamirror.operator.core;
  * @param mirrorName the name the partitions are registered under on the destination
  * @param sourceClusterId the cluster id the spec expects of the source
  * @param afterCatchUp whether a stop waits for zero lag first
- * @param allowStopWithoutTruncate plugins older than the five-step stop sequence (no {@code stop}
- *     in describe) may be stopped with remove-fetchers, barrier, make-writable only
  */
 public record MirrorIntent(
-    Target target,
-    String mirrorName,
-    String sourceClusterId,
-    boolean afterCatchUp,
-    boolean allowStopWithoutTruncate) {
+    Target target, String mirrorName, String sourceClusterId, boolean afterCatchUp) {
 
   /** The desired state. */
   public enum Target {

@@ -174,8 +174,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
             mirror.mirrorName(),
             mirror.sourceClusterId(),
             cr.getSpec().getStop() != null
-                && cr.getSpec().getStop().getMode() == StopMode.AfterCatchUp,
-            settings.allowStopWithoutTruncate());
+                && cr.getSpec().getStop().getMode() == StopMode.AfterCatchUp);
     long catchUpTimeoutMs =
         TimeUnit.SECONDS.toMillis(
             cr.getSpec().getStop() == null

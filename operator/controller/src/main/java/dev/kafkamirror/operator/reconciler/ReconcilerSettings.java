@@ -8,8 +8,6 @@ package dev.kafkamirror.operator.reconciler;
  * @param requeueMs delay before the next reconcile while work remains (CMO_REQUEUE_MS)
  * @param idleRequeueMs delay before re-observing a resource at its target (CMO_RESYNC_MS)
  * @param adminTimeoutMs bound of every Kafka Admin call (CMO_ADMIN_TIMEOUT_MS)
- * @param allowStopWithoutTruncate accept plugins without durable stop state
- *     (CMO_ALLOW_STOP_WITHOUT_TRUNCATE)
  * @param maxPartitionsListed bound of status.partitions
  */
 public record ReconcilerSettings(
@@ -17,10 +15,9 @@ public record ReconcilerSettings(
     long requeueMs,
     long idleRequeueMs,
     long adminTimeoutMs,
-    boolean allowStopWithoutTruncate,
     int maxPartitionsListed) {
 
   public static ReconcilerSettings defaults() {
-    return new ReconcilerSettings(12, 1_000L, 30_000L, 10_000L, false, 1_000);
+    return new ReconcilerSettings(12, 1_000L, 30_000L, 10_000L, 1_000);
   }
 }

@@ -238,42 +238,25 @@ class FailoverPlannerTest {
   }
 
   @Test
-  void anOldPluginWithoutStopStateIsRefusedUnlessAllowed() {
-    // Given a plugin that reports no stop state after remove-fetchers
-    PartitionObservation o = Observations.legacy(0, "STOPPING", List.of());
-
-    // When planned without and with the allowance
-    FailoverPlan refused = FailoverPlanner.plan(STOP, List.of(o), null, 0);
-    FailoverPlan allowed =
-        FailoverPlanner.plan(
-            new MirrorIntent(MirrorIntent.Target.STOPPED, "orders", SOURCE, false, true),
-            List.of(o),
-            null,
-            0);
-
-    // Then
-    assertThat(refused.decisions().get(0).phase()).isEqualTo(PartitionPhase.FAILED);
-    assertThat(refused.decisions().get(0).message()).contains("CMO_ALLOW_STOP_WITHOUT_TRUNCATE");
-    assertThat(allowed.decisions().get(0).action()).isEqualTo(Action.WRITE_BARRIER);
-  }
-
-  @Test
-  void anOldPluginWithTheBarrierAtTheLogEndIsMadeWritable() {
-    // Given a barrier of this source at logEndOffset - 1, below the high watermark
-    PartitionObservation o =
+  void anOldPluginWithoutStopStateIsRefused() {
+    // Given a plugin that reports no stop state after remove-fetchers, even with a barrier of this
+    // source at its log end
+    PartitionObservation bare = Observations.legacy(0, "STOPPING", List.of());
+    PartitionObservation withBarrier =
         Observations.legacy(
-            0, "STOPPING", List.of(new PartitionObservation.BarrierReset("LEADER", 100L, SOURCE)));
+            1, "STOPPING", List.of(new PartitionObservation.BarrierReset("LEADER", 100L, SOURCE)));
 
-    // When planned with the allowance
-    FailoverPlan plan =
-        FailoverPlanner.plan(
-            new MirrorIntent(MirrorIntent.Target.STOPPED, "orders", SOURCE, false, true),
-            List.of(o),
-            null,
-            0);
+    // When planned
+    FailoverPlan plan = FailoverPlanner.plan(STOP, List.of(bare, withBarrier), null, 0);
 
-    // Then
-    assertThat(plan.decisions().get(0).action()).isEqualTo(Action.MAKE_WRITABLE);
+    // Then both fail, naming the partition, and neither is made writable
+    assertThat(plan.decisions())
+        .allSatisfy(
+            d -> {
+              assertThat(d.phase()).isEqualTo(PartitionPhase.FAILED);
+              assertThat(d.action()).isEqualTo(Action.NONE);
+              assertThat(d.message()).contains(d.key().toString()).contains("upgrade the plugin");
+            });
   }
 
   @Test

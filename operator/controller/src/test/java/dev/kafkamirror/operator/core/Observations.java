@@ -44,10 +44,10 @@ final class Observations {
   }
 
   static MirrorIntent intent(MirrorIntent.Target target) {
-    return new MirrorIntent(target, MIRROR, SOURCE, false, false);
+    return new MirrorIntent(target, MIRROR, SOURCE, false);
   }
 
   static MirrorIntent afterCatchUp() {
-    return new MirrorIntent(MirrorIntent.Target.STOPPED, MIRROR, SOURCE, true, false);
+    return new MirrorIntent(MirrorIntent.Target.STOPPED, MIRROR, SOURCE, true);
   }
 }

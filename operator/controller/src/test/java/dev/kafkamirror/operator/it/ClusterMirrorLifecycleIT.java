@@ -78,7 +78,6 @@ class ClusterMirrorLifecycleIT {
     env.put("CMO_METRICS_PORT", "0");
     env.put("CMO_REQUEUE_MS", "300");
     env.put("CMO_RESYNC_MS", "2000");
-    env.put("CMO_ALLOW_STOP_WITHOUT_TRUNCATE", "true");
     operator =
         OperatorMain.start(
             OperatorConfig.fromEnvironment(env), kube.newClient(), Clock.systemUTC());
