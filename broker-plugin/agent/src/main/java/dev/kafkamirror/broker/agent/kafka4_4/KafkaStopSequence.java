@@ -19,6 +19,7 @@ import dev.kafkamirror.broker.core.stop.StopStep;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -124,23 +125,15 @@ public final class KafkaStopSequence {
         leaders.forEach(t -> failed.put(t.ref(), e));
       }
     }
-    for (Target t : all) {
-      PartitionOperationException e = failed.get(t.ref());
-      out.put(
-          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
-    }
+    putOutcomes(all, failed, out);
     return ordered(refs, out);
   }
 
   /** Step 2 on the leader: fix the target, fence if needed, truncate to it. */
   public List<StepOutcome> truncate(List<PartitionRef> refs, long timeoutMs) {
     Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
-    StopStateStore store;
-    try {
-      store = store();
-      sync(store, timeoutMs);
-    } catch (PartitionOperationException e) {
-      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+    StopStateStore store = syncedStoreOrFailAll(refs, timeoutMs, out);
+    if (store == null) {
       return ordered(refs, out);
     }
     List<StopState> announce = new ArrayList<>();
@@ -280,26 +273,15 @@ public final class KafkaStopSequence {
     }
     Map<PartitionRef, PartitionOperationException> failedDone =
         write(store, done, doers, timeoutMs);
-    for (Target t : toTruncate.keySet()) {
-      if (out.containsKey(t.ref())) {
-        continue;
-      }
-      PartitionOperationException e = failedDone.get(t.ref());
-      out.put(
-          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
-    }
+    putOutcomes(toTruncate.keySet(), failedDone, out);
     return ordered(refs, out);
   }
 
   /** Step 3 on the leader: record the last mirrored offset, its epoch and the source. */
   public List<StepOutcome> persistOffsets(List<PartitionRef> refs, long timeoutMs) {
     Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
-    StopStateStore store;
-    try {
-      store = store();
-      sync(store, timeoutMs);
-    } catch (PartitionOperationException e) {
-      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+    StopStateStore store = syncedStoreOrFailAll(refs, timeoutMs, out);
+    if (store == null) {
       return ordered(refs, out);
     }
     List<StopState> writes = new ArrayList<>();
@@ -325,11 +307,7 @@ public final class KafkaStopSequence {
     }
     Map<PartitionRef, PartitionOperationException> failed =
         write(store, writes, writers, timeoutMs);
-    for (Target t : targets) {
-      PartitionOperationException e = failed.get(t.ref());
-      out.put(
-          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
-    }
+    putOutcomes(targets, failed, out);
     return ordered(refs, out);
   }
 
@@ -496,12 +474,8 @@ public final class KafkaStopSequence {
    */
   public List<StepOutcome> makeWritable(List<PartitionRef> refs, long timeoutMs) {
     Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
-    StopStateStore store;
-    try {
-      store = store();
-      sync(store, timeoutMs);
-    } catch (PartitionOperationException e) {
-      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+    StopStateStore store = syncedStoreOrFailAll(refs, timeoutMs, out);
+    if (store == null) {
       return ordered(refs, out);
     }
     List<StopState> writes = new ArrayList<>();
@@ -803,6 +777,37 @@ public final class KafkaStopSequence {
       store.sync(timeoutMs);
     } catch (StopStateUnavailableException e) {
       throw unavailable(e);
+    }
+  }
+
+  /**
+   * The stop-state store, read up to date. When it cannot be had, every ref fails with
+   * STATE_STORE_UNAVAILABLE in {@code out} and the answer is null: no step acts without it.
+   */
+  private static StopStateStore syncedStoreOrFailAll(
+      List<PartitionRef> refs, long timeoutMs, Map<PartitionRef, StepOutcome> out) {
+    try {
+      StopStateStore store = store();
+      sync(store, timeoutMs);
+      return store;
+    } catch (PartitionOperationException e) {
+      refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
+      return null;
+    }
+  }
+
+  /** The outcome of each target that has none yet: its write's failure, or ok with its view. */
+  private void putOutcomes(
+      Collection<Target> targets,
+      Map<PartitionRef, PartitionOperationException> failed,
+      Map<PartitionRef, StepOutcome> out) {
+    for (Target t : targets) {
+      if (out.containsKey(t.ref())) {
+        continue;
+      }
+      PartitionOperationException e = failed.get(t.ref());
+      out.put(
+          t.ref(), e != null ? StepOutcome.failed(t.ref(), e) : StepOutcome.ok(t.ref(), view(t)));
     }
   }
 
