@@ -10,10 +10,8 @@ import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.StopMode;
 import dev.kafkamirror.operator.api.v1alpha1.StopPolicy;
-import dev.kafkamirror.operator.app.OperatorConfig;
 import dev.kafkamirror.operator.app.OperatorMain;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -24,9 +22,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,7 +54,7 @@ class ClusterMirrorLifecycleIT {
 
   private static final String UNREACHABLE_SOURCE_ID = "QUFBQUFBQUFBQUFBQUFBQQ";
 
-  private static KubeApiServerHarness kube;
+  private static OperatorTestEnvironment env;
   private static KubernetesClient client;
   private static KafkaCluster source;
   private static KafkaCluster destination;
@@ -66,39 +62,24 @@ class ClusterMirrorLifecycleIT {
 
   @BeforeAll
   static void start() throws Exception {
-    kube = KubeApiServerHarness.start();
-    client = kube.newClient();
-    MirrorFixtures.installCrd(client);
-    MirrorFixtures.namespaceWithSecret(client, NS);
-    MirrorFixtures.namespaceWithSecret(client, "elsewhere");
-    source = KafkaClusterConfig.builder("op-a").singleNode().start();
-    destination = MirrorFixtures.destination("op-b").singleNode().start();
-    Map<String, String> env = new HashMap<>();
-    env.put("CMO_HEALTH_PORT", "0");
-    env.put("CMO_METRICS_PORT", "0");
-    env.put("CMO_REQUEUE_MS", "300");
-    env.put("CMO_RESYNC_MS", "2000");
+    env = OperatorTestEnvironment.start();
+    client = env.client();
+    env.installCrdAndNamespaces(NS, "elsewhere");
+    source = env.startSource("op-a");
+    destination = env.startDestination("op-b");
     operator =
-        OperatorMain.start(
-            OperatorConfig.fromEnvironment(env), kube.newClient(), Clock.systemUTC());
+        env.startOperator(
+            Map.of(
+                "CMO_HEALTH_PORT", "0",
+                "CMO_METRICS_PORT", "0",
+                "CMO_REQUEUE_MS", "300",
+                "CMO_RESYNC_MS", "2000"));
   }
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (destination != null) {
-      destination.close();
-    }
-    if (source != null) {
-      source.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (kube != null) {
-      kube.close();
+    if (env != null) {
+      env.close();
     }
   }
 
@@ -202,7 +183,7 @@ class ClusterMirrorLifecycleIT {
             List.of(
                 KubeApiServerHarness.kubectl().toString(),
                 "--kubeconfig",
-                kube.kubeconfigFile().toString(),
+                env.apiServer().kubeconfigFile().toString(),
                 "-n",
                 NS,
                 "wait",

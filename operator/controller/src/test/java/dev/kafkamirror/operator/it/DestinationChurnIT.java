@@ -7,14 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
-import dev.kafkamirror.operator.app.OperatorConfig;
-import dev.kafkamirror.operator.app.OperatorMain;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
-import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,49 +36,29 @@ class DestinationChurnIT {
   private static final String NS = "churn";
   private static final int PARTITIONS = 4;
 
-  private static KubeApiServerHarness kube;
+  private static OperatorTestEnvironment env;
   private static KubernetesClient client;
   private static KafkaCluster source;
   private static KafkaCluster destination;
-  private static OperatorMain operator;
 
   @BeforeAll
   static void start() throws Exception {
-    kube = KubeApiServerHarness.start();
-    client = kube.newClient();
-    MirrorFixtures.installCrd(client);
-    MirrorFixtures.namespaceWithSecret(client, NS);
-    source = KafkaClusterConfig.builder("churn-a").singleNode().start();
-    destination = MirrorFixtures.destination("churn-b").controllerPlusBrokers(3).start();
-    operator =
-        OperatorMain.start(
-            OperatorConfig.fromEnvironment(
-                Map.of(
-                    "CMO_HEALTH_PORT", "-1",
-                    "CMO_METRICS_PORT", "-1",
-                    "CMO_ROUNDS_PER_RECONCILE", "1",
-                    "CMO_REQUEUE_MS", "1000",
-                    "CMO_RESYNC_MS", "2000")),
-            kube.newClient(),
-            Clock.systemUTC());
+    env = OperatorTestEnvironment.start();
+    client = env.client();
+    env.installCrdAndNamespaces(NS);
+    source = env.startSource("churn-a");
+    destination = env.startDestination("churn-b", 3);
+    env.startOperator(
+        Map.of(
+            "CMO_ROUNDS_PER_RECONCILE", "1",
+            "CMO_REQUEUE_MS", "1000",
+            "CMO_RESYNC_MS", "2000"));
   }
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (destination != null) {
-      destination.close();
-    }
-    if (source != null) {
-      source.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (kube != null) {
-      kube.close();
+    if (env != null) {
+      env.close();
     }
   }
 

@@ -6,17 +6,13 @@ import static org.awaitility.Awaitility.await;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
-import dev.kafkamirror.operator.app.OperatorConfig;
-import dev.kafkamirror.operator.app.OperatorMain;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
-import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,16 +50,16 @@ class FailoverLatencyBenchmark {
     StringBuilder table = new StringBuilder();
     table.append("| partitions | runs | median ms | min ms | max ms | all runs ms |\n");
     table.append("|---:|---:|---:|---:|---:|---|\n");
-    try (KubeApiServerHarness kube = KubeApiServerHarness.start();
-        KubernetesClient client = kube.newClient();
-        KafkaCluster source =
-            KafkaClusterConfig.builder("bench-a")
-                .singleNode()
-                .brokerProperty("num.partitions", "1")
-                .start();
-        KafkaCluster destination =
-            MirrorFixtures.destination("bench-b").controllerPlusBrokers(3).start();
-        OperatorMain operator = startOperator(kube, client)) {
+    try (OperatorTestEnvironment env = OperatorTestEnvironment.start()) {
+      KubernetesClient client = env.client();
+      KafkaCluster source =
+          env.startCluster(
+              KafkaClusterConfig.builder("bench-a")
+                  .singleNode()
+                  .brokerProperty("num.partitions", "1"));
+      KafkaCluster destination = env.startDestination("bench-b", 3);
+      env.installCrdAndNamespaces(NS);
+      env.startOperator(Map.of("CMO_RESYNC_MS", "30000"));
       for (int size : sizes) {
         List<Long> millis = new ArrayList<>();
         for (int run = 0; run < runs; run++) {
@@ -147,17 +143,6 @@ class FailoverLatencyBenchmark {
     Path out = Path.of("target", "failover-latency.md");
     Files.createDirectories(out.getParent());
     Files.writeString(out, table.toString(), StandardCharsets.UTF_8);
-  }
-
-  private static OperatorMain startOperator(KubeApiServerHarness kube, KubernetesClient client)
-      throws java.io.IOException {
-    MirrorFixtures.installCrd(client);
-    MirrorFixtures.namespaceWithSecret(client, NS);
-    return OperatorMain.start(
-        OperatorConfig.fromEnvironment(
-            Map.of("CMO_HEALTH_PORT", "-1", "CMO_METRICS_PORT", "-1", "CMO_RESYNC_MS", "30000")),
-        kube.newClient(),
-        Clock.systemUTC());
   }
 
   private static boolean stopped(ClusterMirrorStatus s) {

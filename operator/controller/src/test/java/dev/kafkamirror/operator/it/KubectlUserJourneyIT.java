@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import dev.kafkamirror.testing.process.Commands;
@@ -31,40 +30,24 @@ class KubectlUserJourneyIT {
 
   private static final String NS = "default";
 
-  private KubeApiServerHarness kube;
+  private OperatorTestEnvironment env;
   private KubernetesClient client;
   private KafkaCluster source;
   private KafkaCluster destination;
   private OperatorProcess operator;
-  private Process watch;
 
   @AfterEach
   void stopEverything() {
-    if (watch != null) {
-      ProcessReaper.killTree(watch.toHandle());
-    }
-    if (operator != null) {
-      operator.close();
-    }
-    if (destination != null) {
-      destination.close();
-    }
-    if (source != null) {
-      source.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (kube != null) {
-      kube.close();
+    if (env != null) {
+      env.close();
     }
   }
 
   @Test
   void applyWatchPatchAndWaitShowTheFailoverAsAUserSeesIt() throws Exception {
     // Given the CRD and every sample accepted by the real API server
-    kube = KubeApiServerHarness.start();
-    client = kube.newClient();
+    env = OperatorTestEnvironment.start();
+    client = env.client();
     Path samples = Path.of(System.getProperty("cmo.samples.dir", "../../samples"));
     Path crds = Path.of(System.getProperty("cmo.crds.dir", "../../crds"));
     kubectl(
@@ -81,24 +64,22 @@ class KubectlUserJourneyIT {
     kubectl(Duration.ofSeconds(60), "apply", "--dry-run=server", "-f", samples.toString());
 
     // And real clusters with an operator process
-    source = KafkaClusterConfig.builder("user-a").singleNode().start();
-    destination = MirrorFixtures.destination("user-b").singleNode().start();
+    source = env.startSource("user-a");
+    destination = env.startDestination("user-b");
     source.createTopic("orders", 3, 1, Map.of());
     List<String> committed = SourceData.write(source, "orders", 3, 5, 5, "user");
     operator =
-        new OperatorProcess(
-            Path.of(
-                System.getProperty("cmo.test.workdir", "target/test-work"),
-                "operator-user-" + System.nanoTime()),
-            kube.kubeconfigFile(),
+        env.newOperatorProcess(
+            "operator-user",
             Map.of("CMO_WATCH_NAMESPACES", NS, "CMO_REQUEUE_MS", "500", "CMO_RESYNC_MS", "2000"));
     operator.start();
     Path watchOut = Files.createTempFile("cmo-watch-", ".txt");
-    watch =
+    Process watch =
         new ProcessBuilder(kubectlCommand("get", "clustermirror", "-w"))
             .redirectErrorStream(true)
             .redirectOutput(watchOut.toFile())
             .start();
+    env.register(() -> ProcessReaper.killTree(watch.toHandle()));
     ProcessReaper.instance().register(watch.toHandle());
 
     // When the user applies the control Secret and the sample, with this test's addresses filled in
@@ -194,7 +175,7 @@ class KubectlUserJourneyIT {
     List<String> command = new ArrayList<>();
     command.add(KubeApiServerHarness.kubectl().toString());
     command.add("--kubeconfig");
-    command.add(kube.kubeconfigFile().toString());
+    command.add(env.apiServer().kubeconfigFile().toString());
     command.add("-n");
     command.add(NS);
     command.addAll(List.of(args));

@@ -8,10 +8,8 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,27 +25,14 @@ class LeaderElectionIT {
   private static final String NS = "ha";
   private static final String UNREACHABLE_SOURCE_ID = "QUFBQUFBQUFBQUFBQUFBQQ";
 
-  private KubeApiServerHarness kube;
+  private OperatorTestEnvironment env;
   private KubernetesClient client;
   private KafkaCluster destination;
-  private OperatorProcess first;
-  private OperatorProcess second;
 
   @AfterEach
   void stopEverything() {
-    for (OperatorProcess p : new OperatorProcess[] {first, second}) {
-      if (p != null) {
-        p.close();
-      }
-    }
-    if (destination != null) {
-      destination.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (kube != null) {
-      kube.close();
+    if (env != null) {
+      env.close();
     }
   }
 
@@ -55,14 +40,13 @@ class LeaderElectionIT {
   void whenTheLeaseHolderIsKilledTheOtherReplicaTakesOverAndFinishesTheStop() throws Exception {
     // Given two operator replicas and a mirror (its source is unreachable; Immediate stops need
     // none)
-    kube = KubeApiServerHarness.start();
-    client = kube.newClient();
-    MirrorFixtures.installCrd(client);
-    MirrorFixtures.namespaceWithSecret(client, NS);
-    destination = MirrorFixtures.destination("ha-b").singleNode().start();
+    env = OperatorTestEnvironment.start();
+    client = env.client();
+    env.installCrdAndNamespaces(NS);
+    destination = env.startDestination("ha-b");
     destination.createTopic("ha", 2, 1, Map.of());
-    first = replica("operator-a");
-    second = replica("operator-b");
+    OperatorProcess first = replica("operator-a");
+    OperatorProcess second = replica("operator-b");
     first.start();
     second.start();
     ClusterMirror cr =
@@ -110,11 +94,8 @@ class LeaderElectionIT {
   }
 
   private OperatorProcess replica(String name) {
-    return new OperatorProcess(
-        Path.of(
-            System.getProperty("cmo.test.workdir", "target/test-work"),
-            "operator-" + name + "-" + System.nanoTime()),
-        kube.kubeconfigFile(),
+    return env.newOperatorProcess(
+        "operator-" + name,
         Map.of(
             "CMO_POD_NAME",
             name,

@@ -8,12 +8,10 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.process.Commands;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,28 +33,14 @@ class OperatorCrashIT {
   private static final String TOPIC = "payments";
   private static final int PARTITIONS = 3;
 
-  private KubeApiServerHarness kube;
+  private OperatorTestEnvironment env;
   private KubernetesClient client;
-  private KafkaCluster source;
-  private KafkaCluster destination;
   private OperatorProcess operator;
 
   @AfterEach
   void stopEverything() {
-    if (operator != null) {
-      operator.close();
-    }
-    if (destination != null) {
-      destination.close();
-    }
-    if (source != null) {
-      source.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (kube != null) {
-      kube.close();
+    if (env != null) {
+      env.close();
     }
   }
 
@@ -65,23 +49,17 @@ class OperatorCrashIT {
       throws Exception {
     // Given a mirrored topic (idempotent, committed, aborted and one open transaction) and a
     // separate operator process with a Lease
-    kube = KubeApiServerHarness.start();
-    client = kube.newClient();
-    MirrorFixtures.installCrd(client);
-    MirrorFixtures.namespaceWithSecret(client, NS);
-    source = KafkaClusterConfig.builder("crash-a").singleNode().start();
-    destination = MirrorFixtures.destination("crash-b").controllerPlusBrokers(3).start();
+    env = OperatorTestEnvironment.start();
+    client = env.client();
+    env.installCrdAndNamespaces(NS);
+    KafkaCluster source = env.startSource("crash-a");
+    KafkaCluster destination = env.startDestination("crash-b", 3);
     source.createTopic(TOPIC, PARTITIONS, 1, Map.of());
     destination.createTopic(TOPIC, PARTITIONS, 3, Map.of());
     List<String> committed = SourceData.write(source, TOPIC, PARTITIONS, 20, 10, "crash");
-    Path work =
-        Path.of(
-            System.getProperty("cmo.test.workdir", "target/test-work"),
-            "operator-crash-" + System.nanoTime());
     operator =
-        new OperatorProcess(
-            work,
-            kube.kubeconfigFile(),
+        env.newOperatorProcess(
+            "operator-crash",
             Map.of(
                 "CMO_ROUNDS_PER_RECONCILE", "1",
                 "CMO_REQUEUE_MS", "1500",
@@ -149,7 +127,7 @@ class OperatorCrashIT {
             List.of(
                 KubeApiServerHarness.kubectl().toString(),
                 "--kubeconfig",
-                kube.kubeconfigFile().toString(),
+                env.apiServer().kubeconfigFile().toString(),
                 "-n",
                 NS,
                 "wait",
