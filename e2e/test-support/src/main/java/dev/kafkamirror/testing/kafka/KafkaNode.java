@@ -150,7 +150,21 @@ public final class KafkaNode {
     }
   }
 
+  /**
+   * Kafka's log4j2 settings for a test node. The system property {@code cmo.broker.debugLoggers}
+   * (logger names, comma-separated) sets those loggers to DEBUG on every node, for example the
+   * plugin's stop-state timings in a benchmark.
+   */
   private static String log4jConfig() {
+    StringBuilder debug = new StringBuilder();
+    int index = 0;
+    for (String logger : System.getProperty("cmo.broker.debugLoggers", "").split(",")) {
+      if (!logger.isBlank()) {
+        debug.append("logger.debug").append(index).append(".name = ").append(logger.trim());
+        debug.append("\nlogger.debug").append(index).append(".level = DEBUG\n");
+        index++;
+      }
+    }
     return String.join(
         "\n",
         "status = warn",
@@ -170,7 +184,7 @@ public final class KafkaNode {
         "logger.controller.level = INFO",
         "logger.state.name = state.change.logger",
         "logger.state.level = WARN",
-        "");
+        debug.toString());
   }
 
   /** Formats the storage directory for {@code clusterId} with Kafka's own StorageTool. */
