@@ -344,11 +344,28 @@ public final class BrokerPluginBenchmarks {
     dev.kafkamirror.broker.agent.StopDriver driver =
         new dev.kafkamirror.broker.agent.StopDriver(destination, source.clusterId());
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-    int expected = openTransaction ? 4 : 3;
+    // The source's log ends, not a record count: the producer is not idempotent, so a retry after
+    // NOT_LEADER on a just-created topic can write a record twice.
+    Map<org.apache.kafka.common.TopicPartition, Long> sourceEnds = new java.util.HashMap<>();
+    try (var admin = source.admin()) {
+      Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>
+          latest = new java.util.HashMap<>();
+      tps.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+      admin
+          .listOffsets(latest)
+          .all()
+          .get(60, TimeUnit.SECONDS)
+          .forEach((tp, info) -> sourceEnds.put(tp, info.offset()));
+    }
     while (true) {
       Map<org.apache.kafka.common.TopicPartition, JsonNode> d = driver.describeOnLeaders(tps);
       long caughtUp =
-          d.values().stream().filter(n -> n.get("highWatermark").asLong() == expected).count();
+          d.entrySet().stream()
+              .filter(
+                  e ->
+                      e.getValue().get("highWatermark").asLong()
+                          == sourceEnds.get(e.getKey()).longValue())
+              .count();
       if (caughtUp == partitions) {
         break;
       }
