@@ -58,12 +58,14 @@ import scala.Option;
  *   <li>{@link #makeWritable}: records {@link StopStep#STOPPED}, then lets clients write.
  * </ol>
  *
- * <p>Invariants: every step is idempotent and reads the durable state (synced once per call) before
- * acting, so it can be repeated after any crash or leader move, on any broker; progress is recorded
- * before the destructive truncation and the barrier's precondition is recorded before the barrier;
- * the barrier is appended only at the recorded truncation offset, so a leader that has not
- * truncated yet cannot put it anywhere else; a partition becomes writable only after STOPPED is
- * recorded, which happens only after the barrier is on every in-sync replica.
+ * <p>Invariants: every step is idempotent and reads the durable state before acting (synced in the
+ * call, unless this broker has synced since it became the leader in the partitions' current leader
+ * epochs, see {@link StopStateStore#isCurrentAsLeader}), so it can be repeated after any crash or
+ * leader move, on any broker; progress is recorded before the destructive truncation and the
+ * barrier's precondition is recorded before the barrier; the barrier is appended only at the
+ * recorded truncation offset, so a leader that has not truncated yet cannot put it anywhere else; a
+ * partition becomes writable only after STOPPED is recorded, which happens only after the barrier
+ * is on every in-sync replica.
  *
  * <p>Thread-safe: state lives in the registry, the store and the logs.
  */
@@ -108,7 +110,7 @@ public final class KafkaStopSequence {
     if (!leaders.isEmpty()) {
       try {
         StopStateStore store = store();
-        sync(store, timeoutMs);
+        syncUnlessCurrent(store, leaders.stream().map(Target::ref).toList(), timeoutMs);
         List<StopState> writes = new ArrayList<>();
         Map<StopState, Target> writers = new HashMap<>();
         for (Target t : leaders) {
@@ -162,12 +164,18 @@ public final class KafkaStopSequence {
                         ? durable.truncateTargetOffset()
                         : t.log().lastStableOffset();
         if (!durable.step().atLeast(StopStep.TRUNCATING)) {
-          StopState s =
-              durable
-                  .withTruncateTarget(target)
-                  .advance(StopStep.TRUNCATING, epoch(t), store.brokerId(), clock.millis());
-          announce.add(s);
-          announcers.put(s, t);
+          if (t.log().logEndOffset() <= target) {
+            // Nothing to truncate, so nothing destructive follows: TRUNCATED is recorded directly
+            // below, without announcing TRUNCATING first (one acks=all write fewer).
+            base.put(t, durable.withTruncateTarget(target));
+          } else {
+            StopState s =
+                durable
+                    .withTruncateTarget(target)
+                    .advance(StopStep.TRUNCATING, epoch(t), store.brokerId(), clock.millis());
+            announce.add(s);
+            announcers.put(s, t);
+          }
         }
         Integer fenceTo = t.log().logEndOffset() > target && !fenced(t) ? fenceTarget(t) : null;
         if (fenceTo != null) {
@@ -331,7 +339,7 @@ public final class KafkaStopSequence {
         }
         if (store == null) {
           store = store();
-          sync(store, remainingMs(deadline));
+          syncUnlessCurrent(store, mirrorRefs(refs), remainingMs(deadline));
         }
         Target t = resolve(ref, true);
         StopState durable = requireStep(t, store, StopStep.OFFSETS_PERSISTED, "persist-offsets");
@@ -771,29 +779,67 @@ public final class KafkaStopSequence {
     }
   }
 
-  private static void sync(StopStateStore store, long timeoutMs)
+  /**
+   * Reads the stop state up to date, unless it already is for every partition of the call: each is
+   * led by this broker in a leader epoch in which it has synced before ({@link
+   * StopStateStore#isCurrentAsLeader}). A call on a follower, or on a partition this broker has not
+   * synced as leader in its current epoch, syncs. Refs that do not resolve are left to the step,
+   * which reports them.
+   */
+  private void syncUnlessCurrent(StopStateStore store, List<PartitionRef> refs, long timeoutMs)
       throws PartitionOperationException {
+    Map<StopStateKey, Integer> leaderEpochs = new HashMap<>();
+    boolean current = true;
+    for (PartitionRef ref : refs) {
+      Target t;
+      try {
+        t = resolve(ref, false);
+      } catch (PartitionOperationException e) {
+        continue;
+      }
+      if (!t.partition().isLeader()) {
+        current = false;
+        continue;
+      }
+      int epoch = epoch(t);
+      leaderEpochs.put(t.key(), epoch);
+      current &= store.isCurrentAsLeader(t.key(), epoch);
+    }
+    if (current && !leaderEpochs.isEmpty()) {
+      return;
+    }
     try {
-      store.sync(timeoutMs);
+      store.syncAsLeader(leaderEpochs, timeoutMs);
     } catch (StopStateUnavailableException e) {
       throw unavailable(e);
     }
   }
 
   /**
-   * The stop-state store, read up to date. When it cannot be had, every ref fails with
+   * The stop-state store, up to date for {@code refs}. When it cannot be had, every ref fails with
    * STATE_STORE_UNAVAILABLE in {@code out} and the answer is null: no step acts without it.
    */
-  private static StopStateStore syncedStoreOrFailAll(
+  private StopStateStore syncedStoreOrFailAll(
       List<PartitionRef> refs, long timeoutMs, Map<PartitionRef, StepOutcome> out) {
     try {
       StopStateStore store = store();
-      sync(store, timeoutMs);
+      syncUnlessCurrent(store, refs, timeoutMs);
       return store;
     } catch (PartitionOperationException e) {
       refs.forEach(r -> out.put(r, StepOutcome.failed(r, e)));
       return null;
     }
+  }
+
+  /** The refs of partitions that are mirrors on this broker. */
+  private static List<PartitionRef> mirrorRefs(List<PartitionRef> refs) {
+    return refs.stream()
+        .filter(
+            r ->
+                MirrorRegistry.instance()
+                    .entry(new TopicPartition(r.topic(), r.partition()))
+                    .isPresent())
+        .toList();
   }
 
   /** The outcome of each target that has none yet: its write's failure, or ok with its view. */
@@ -822,7 +868,7 @@ public final class KafkaStopSequence {
     if (states.isEmpty()) {
       return failed;
     }
-    // Every call synced the store after it resolved its partitions as leader.
+    // Every call brought the store up to date for its partitions (syncUnlessCurrent) first.
     for (StopStateStore.WriteOutcome o : store.writeAll(states, timeoutMs, false)) {
       if (o.error() == null) {
         continue;

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -77,6 +78,19 @@ public final class StopStateStore implements AutoCloseable {
   private volatile long caughtUpAsOfNanos = Long.MIN_VALUE;
   private volatile long syncRequestedNanos = Long.MIN_VALUE;
   private volatile String lastError;
+
+  /**
+   * Per data partition (by topic id, so that a topic deleted and created again starts afresh): the
+   * leader epoch in which this broker led it when a sync began, and the reader generation of that
+   * sync. See {@link #syncAsLeader}.
+   */
+  private final Map<StopStateKey, SyncedAsLeader> syncedAsLeader = new ConcurrentHashMap<>();
+
+  /** Counts the reader's (re)starts; a restarted reader re-reads the topic from the beginning. */
+  private volatile long readerGeneration;
+
+  private record SyncedAsLeader(int leaderEpoch, long readerGeneration) {}
+
   private Admin admin;
   private volatile long unreadableRecords;
 
@@ -206,6 +220,34 @@ public final class StopStateStore implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the table is up to date for {@code key} without a sync: a sync that began while this
+   * broker led the partition in {@code leaderEpoch} has completed, and the reader has not started
+   * over since. The caller passes the epoch in which it leads the partition now.
+   *
+   * <p>Why that is enough: the sync read every record acknowledged before it began. Afterwards the
+   * records that count for the partition are those of epoch {@code leaderEpoch} or newer (fencing,
+   * see {@link StopStateTable}); while this broker leads in {@code leaderEpoch} it is their only
+   * writer, and its own writes enter the table when acknowledged. A stale leader's late write has
+   * an older epoch and never outranks them.
+   */
+  public boolean isCurrentAsLeader(StopStateKey key, int leaderEpoch) {
+    SyncedAsLeader s = syncedAsLeader.get(key);
+    return s != null && s.leaderEpoch() == leaderEpoch && s.readerGeneration() == readerGeneration;
+  }
+
+  /**
+   * {@link #sync}, then remembers for each of {@code leaderEpochs} (data partitions this broker
+   * led, read before the call, with their epochs) that the table is current for it in that epoch.
+   */
+  public void syncAsLeader(Map<StopStateKey, Integer> leaderEpochs, long timeoutMs)
+      throws StopStateUnavailableException {
+    long generation = readerGeneration;
+    sync(timeoutMs);
+    leaderEpochs.forEach(
+        (key, epoch) -> syncedAsLeader.put(key, new SyncedAsLeader(epoch, generation)));
+  }
+
   /** The state that counts for {@code key}, as far as this broker has read. */
   public synchronized Optional<StopState> get(StopStateKey key) {
     return table.get(key);
@@ -229,6 +271,19 @@ public final class StopStateStore implements AutoCloseable {
    * the newest epoch writes records that count).
    */
   public List<WriteOutcome> writeAll(List<StopState> states, long timeoutMs, boolean syncFirst) {
+    long start = System.nanoTime();
+    try {
+      return writeAllTimed(states, timeoutMs, syncFirst);
+    } finally {
+      LOG.debug(
+          "stop-state write: {} records, {} ms",
+          states.size(),
+          (System.nanoTime() - start) / 1_000_000L);
+    }
+  }
+
+  private List<WriteOutcome> writeAllTimed(
+      List<StopState> states, long timeoutMs, boolean syncFirst) {
     List<WriteOutcome> outcomes = new ArrayList<>(states.size());
     KafkaProducer<byte[], byte[]> p;
     int partitions;
@@ -434,6 +489,9 @@ public final class StopStateStore implements AutoCloseable {
       partitionCount = assignment.size();
       producer = new KafkaProducer<>(pp);
       consumer = c;
+      // The new consumer reads from the beginning: until it has caught up the table may show older
+      // steps, so no partition counts as current without a new sync.
+      readerGeneration++;
     }
   }
 
