@@ -83,6 +83,20 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   /** The last status this process wrote, per uid: the informer cache may lag behind it. */
   private final Map<String, ClusterMirrorStatus> written = new ConcurrentHashMap<>();
 
+  /**
+   * Per uid: the resource version this process's last end-of-reconcile status write produced, the
+   * generation that reconcile worked from, and when the next reconcile it asked for is due. An
+   * event whose resource still has that version and generation (and is not being deleted) is the
+   * echo of that write: nothing else changed, so the reconcile is skipped until it is due. The
+   * generation matters because the write reads the latest object first: a spec change made during
+   * the reconcile is inside the version the write produced. A Mirroring reconcile describes every
+   * follower; without this, each status write caused one more, and a spec change arriving meanwhile
+   * (a stop) waited for it.
+   */
+  private final Map<String, OwnWrite> ownWrites = new ConcurrentHashMap<>();
+
+  private record OwnWrite(String resourceVersion, long generation, long dueNanos) {}
+
   public ClusterMirrorReconciler(
       KubernetesClient client,
       MirrorDriver driver,
@@ -123,6 +137,22 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       forget(cr, ref);
       return UpdateControl.noUpdate();
     }
+    OwnWrite own = ownWrites.get(cr.getMetadata().getUid());
+    if (own != null
+        && own.resourceVersion().equals(cr.getMetadata().getResourceVersion())
+        && Objects.equals(own.generation(), cr.getMetadata().getGeneration())
+        && !cr.isMarkedForDeletion()) {
+      long leftMs = TimeUnit.NANOSECONDS.toMillis(own.dueNanos() - System.nanoTime());
+      if (leftMs > 0) {
+        LOG.debug(
+            "clusterMirror={} unchanged since this operator's status write (resourceVersion {});"
+                + " next reconcile in {} ms",
+            ref,
+            own.resourceVersion(),
+            leftMs);
+        return UpdateControl.<ClusterMirror>noUpdate().rescheduleAfter(leftMs);
+      }
+    }
     boolean deleting = cr.isMarkedForDeletion();
     boolean stopOnDelete =
         cr.getSpec() != null && cr.getSpec().getDeletionPolicy() == DeletionPolicy.StopMirroring;
@@ -148,6 +178,12 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     long generation = Objects.requireNonNullElse(cr.getMetadata().getGeneration(), 0L);
     MirrorIntent.Target target =
         deleting ? MirrorIntent.Target.STOPPED : target(cr.getSpec().getState());
+    LOG.debug(
+        "clusterMirror={} reconcile begins: generation={} target={} observedGeneration={}",
+        ref,
+        generation,
+        target,
+        previous.getObservedGeneration());
 
     ResolvedMirror mirror;
     try {
@@ -193,6 +229,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       if (target != MirrorIntent.Target.STOPPED) {
         createMissingTopics(ref, mirror, destination);
       }
+      LOG.debug("clusterMirror={} spec resolved, destination admin ready", ref);
       boolean observeAgain = true;
       for (int round = 0; round < settings.maxRoundsPerReconcile(); round++) {
         long observeStarted = System.nanoTime();
@@ -343,6 +380,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     marked.setStopStartedAt(
         clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
     marked.setObservedGeneration(generation);
+    ownWrites.remove(cr.getMetadata().getUid());
     writeStatus(cr, marked);
     events.normal(
         cr,
@@ -376,8 +414,14 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       }
     }
     metrics.partitions(cr.getMetadata().getUid(), counts);
-    writeStatus(cr, status);
+    String resourceVersion = writeStatus(cr, status);
     long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
+    ownWrites.put(
+        cr.getMetadata().getUid(),
+        new OwnWrite(
+            resourceVersion,
+            inputs.generation(),
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay)));
     return UpdateControl.<ClusterMirror>noUpdate().rescheduleAfter(delay);
   }
 
@@ -410,7 +454,8 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     }
   }
 
-  private void writeStatus(ClusterMirror cr, ClusterMirrorStatus status) {
+  /** Writes the status; answers the resource version it produced. */
+  private String writeStatus(ClusterMirror cr, ClusterMirrorStatus status) {
     try {
       ClusterMirror updated =
           client
@@ -423,6 +468,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                     return current;
                   });
       written.put(cr.getMetadata().getUid(), updated.getStatus());
+      return updated.getMetadata().getResourceVersion();
     } catch (KubernetesClientException e) {
       throw new IllegalStateException(
           "cannot write the status of ClusterMirror "
@@ -486,6 +532,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
 
   private void forget(ClusterMirror cr, String ref) {
     written.remove(cr.getMetadata().getUid());
+    ownWrites.remove(cr.getMetadata().getUid());
     metrics.partitions(cr.getMetadata().getUid(), null);
     for (String label : List.of(ref + " destination", ref + " source")) {
       CachedAdmin cached = admins.remove(label);

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -95,6 +96,13 @@ class FailoverLatencyBenchmark {
                     assertThat(s.getPartitions())
                         .allSatisfy(x -> assertThat(x.getLagRecords()).isEqualTo(0L));
                   });
+          System.out.println(
+              "failover "
+                  + size
+                  + " partitions run "
+                  + run
+                  + ": patching spec.state at "
+                  + Instant.now());
           long start = System.nanoTime();
           client
               .resources(ClusterMirror.class)
