@@ -127,9 +127,6 @@ public final class PluginControlClient {
     if (!sourceProperties.isEmpty()) {
       source.put("properties", sourceProperties);
     }
-    if (!sourceProperties.isEmpty()) {
-      source.put("properties", sourceProperties);
-    }
     body.put("source", source);
     body.put("partitions", partitions(topic, null, partitions));
     try {

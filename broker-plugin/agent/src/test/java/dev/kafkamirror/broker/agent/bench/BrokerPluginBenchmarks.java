@@ -248,7 +248,7 @@ public final class BrokerPluginBenchmarks {
       int topicIndex = 0;
       for (String size : System.getProperty("stopPartitions", "100,1000").split(",")) {
         int partitions = Integer.parseInt(size.trim());
-        for (boolean openTransaction : List.of(false, true)) {
+        for (boolean openTransaction : stopModes()) {
           List<Double> totals = new ArrayList<>();
           for (int round = 0; round < rounds; round++) {
             String topic = "stop-" + partitions + "-" + (topicIndex++);
@@ -283,6 +283,23 @@ public final class BrokerPluginBenchmarks {
       }
     }
     out.append("\n");
+  }
+
+  /**
+   * {@code -DstopModes=quiescent,open} (default both): which source states the stop section runs.
+   */
+  private static List<Boolean> stopModes() {
+    List<Boolean> modes = new ArrayList<>();
+    for (String mode : System.getProperty("stopModes", "quiescent,open").split(",")) {
+      switch (mode.trim()) {
+        case "quiescent" -> modes.add(false);
+        case "open" -> modes.add(true);
+        default ->
+            throw new IllegalArgumentException(
+                "stopModes: unknown mode '" + mode + "' (known: quiescent, open)");
+      }
+    }
+    return modes;
   }
 
   /** Step count of the stop sequence. */
@@ -335,11 +352,37 @@ public final class BrokerPluginBenchmarks {
       all[i] = i;
       tps.add(new org.apache.kafka.common.TopicPartition(topic, i));
     }
+    // Every replica registered, as the operator ensures before a stop: a follower whose replica is
+    // not
+    // online yet refuses, so repeat for those (a fence can make any replica the leader).
+    long registerDeadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     for (int broker : destination.brokerIds()) {
-      new PluginControlClient(
+      PluginControlClient control =
+          new PluginControlClient(
               destination.listenerOf(broker, PluginControlClient.LISTENER_PROPERTY),
-              PluginControlClient.TEST_SECRET)
-          .startMirroring("m-" + topic, source.bootstrapServers(), source.clusterId(), topic, all);
+              PluginControlClient.TEST_SECRET);
+      int[] pending = all;
+      while (pending.length > 0) {
+        PluginControlClient.Response started =
+            control.startMirroring(
+                "m-" + topic, source.bootstrapServers(), source.clusterId(), topic, pending);
+        pending =
+            java.util.Arrays.stream(pending)
+                .filter(p -> started.result(topic, p).has("error"))
+                .toArray();
+        if (pending.length > 0) {
+          if (System.nanoTime() > registerDeadline) {
+            throw new IllegalStateException(
+                topic
+                    + ": broker "
+                    + broker
+                    + " did not register "
+                    + pending.length
+                    + " partitions");
+          }
+          Thread.sleep(500);
+        }
+      }
     }
     dev.kafkamirror.broker.agent.StopDriver driver =
         new dev.kafkamirror.broker.agent.StopDriver(destination, source.clusterId());
