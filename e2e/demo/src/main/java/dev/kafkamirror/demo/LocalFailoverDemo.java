@@ -217,15 +217,18 @@ public final class LocalFailoverDemo {
 
       step("5. Write on B with new producers; one gets a producer id that A's producers used");
       List<String> local = new ArrayList<>();
-      // One new idempotent producer through each broker: producer ids come in blocks per broker,
-      // and
-      // the broker that took the first block hands out the ids A's producers had (0, 1, 2, ...).
-      for (int broker : destination.brokerIds()) {
-        String through = destination.node(broker).bootstrapAddress().orElseThrow();
-        writeIdempotent(through, "b-idempotent-via-" + broker, PARTITIONS, local);
-      }
+      // Producer ids come in blocks per broker, and the broker that took B's first block hands out
+      // the ids A's producers had (0, 1, 2, ...). A producer gets its id from its transaction
+      // coordinator, so one transactional producer per broker, each with a transactional id that
+      // broker coordinates, makes one of them draw from that first block. (An idempotent producer
+      // asks whichever broker its client picks, so "through each broker" is not enough.)
       writeTransactions(destination.bootstrapServers(), "b-tx", 1, 3, local);
+      for (Map.Entry<Integer, String> e :
+          transactionalIdPerCoordinator(destination, "b-via-").entrySet()) {
+        writeTransactions(destination.bootstrapServers(), e.getValue(), 1, PARTITIONS, local);
+      }
       Map<Integer, Set<Long>> newIds = producerIds(destination);
+      say("producer ids on B after the new writes, per partition: " + newIds);
       boolean collided = false;
       for (Map.Entry<Integer, Set<Long>> e : newIds.entrySet()) {
         Set<Long> both = new TreeSet<>(e.getValue());
@@ -362,6 +365,43 @@ public final class LocalFailoverDemo {
     spec.setState(MirrorState.Mirroring);
     cr.setSpec(spec);
     return cr;
+  }
+
+  /**
+   * For each broker of {@code cluster}, a transactional id ({@code prefix} + n) whose transaction
+   * coordinator is that broker: the leader of its {@code __transaction_state} partition, which
+   * Kafka picks as abs(hashCode) modulo the partition count.
+   */
+  private static Map<Integer, String> transactionalIdPerCoordinator(
+      KafkaCluster cluster, String prefix) throws Exception {
+    try (Admin admin = cluster.admin()) {
+      org.apache.kafka.clients.admin.TopicDescription state =
+          admin
+              .describeTopics(List.of("__transaction_state"))
+              .allTopicNames()
+              .get(30, TimeUnit.SECONDS)
+              .get("__transaction_state");
+      Map<Integer, Integer> leaderOf = new HashMap<>();
+      state
+          .partitions()
+          .forEach(
+              p -> {
+                if (p.leader() != null) {
+                  leaderOf.put(p.partition(), p.leader().id());
+                }
+              });
+      int count = state.partitions().size();
+      Map<Integer, String> out = new TreeMap<>();
+      for (int n = 0; n < 100_000 && out.size() < cluster.brokerIds().size(); n++) {
+        String id = prefix + n;
+        Integer leader =
+            leaderOf.get(org.apache.kafka.common.utils.Utils.abs(id.hashCode()) % count);
+        if (leader != null) {
+          out.putIfAbsent(leader, id);
+        }
+      }
+      return out;
+    }
   }
 
   private static void writeIdempotent(
