@@ -544,21 +544,27 @@ public final class LocalFailoverDemo {
     return b.toString();
   }
 
+  /** The log end offset of each partition of the demo's topic on {@code source}. */
+  private static Map<Integer, Long> sourceLogEnds(KafkaCluster source) throws Exception {
+    Map<Integer, Long> ends = new TreeMap<>();
+    try (Admin admin = source.admin()) {
+      Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+      for (int i = 0; i < PARTITIONS; i++) {
+        latest.put(
+            new TopicPartition(TOPIC, i), org.apache.kafka.clients.admin.OffsetSpec.latest());
+      }
+      admin
+          .listOffsets(latest)
+          .all()
+          .get(30, TimeUnit.SECONDS)
+          .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+    }
+    return ends;
+  }
+
   private static boolean mirroredUpToSource(KafkaCluster source, KafkaCluster destination) {
     try {
-      Map<Integer, Long> ends = new TreeMap<>();
-      try (Admin admin = source.admin()) {
-        Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-        for (int i = 0; i < PARTITIONS; i++) {
-          latest.put(
-              new TopicPartition(TOPIC, i), org.apache.kafka.clients.admin.OffsetSpec.latest());
-        }
-        admin
-            .listOffsets(latest)
-            .all()
-            .get(30, TimeUnit.SECONDS)
-            .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
-      }
+      Map<Integer, Long> ends = sourceLogEnds(source);
       int caughtUp = 0;
       for (int broker : destination.brokerIds()) {
         PluginControlClient control =
@@ -581,19 +587,7 @@ public final class LocalFailoverDemo {
 
   /** Log end offsets on A and on B's leaders, and B's producer ids, per partition. */
   private void printMirror(KafkaCluster source, KafkaCluster destination) throws Exception {
-    Map<Integer, Long> sourceEnds = new TreeMap<>();
-    try (Admin admin = source.admin()) {
-      Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-      for (int i = 0; i < PARTITIONS; i++) {
-        latest.put(
-            new TopicPartition(TOPIC, i), org.apache.kafka.clients.admin.OffsetSpec.latest());
-      }
-      admin
-          .listOffsets(latest)
-          .all()
-          .get(30, TimeUnit.SECONDS)
-          .forEach((tp, info) -> sourceEnds.put(tp.partition(), info.offset()));
-    }
+    Map<Integer, Long> sourceEnds = sourceLogEnds(source);
     Map<Integer, Set<Long>> idsOnB = producerIds(destination);
     say(
         String.format(
