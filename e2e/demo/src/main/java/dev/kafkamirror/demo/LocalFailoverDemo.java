@@ -565,20 +565,10 @@ public final class LocalFailoverDemo {
   private static boolean mirroredUpToSource(KafkaCluster source, KafkaCluster destination) {
     try {
       Map<Integer, Long> ends = sourceLogEnds(source);
-      int caughtUp = 0;
-      for (int broker : destination.brokerIds()) {
-        PluginControlClient control =
-            new PluginControlClient(
-                destination.listenerOf(broker, PluginControlClient.LISTENER_PROPERTY),
-                PluginControlClient.TEST_SECRET);
-        for (var r : control.describe(TOPIC, 0, 1, 2).body().get("results")) {
-          if (!r.has("error")
-              && "LEADER".equals(r.get("role").asText())
-              && r.get("highWatermark").asLong() == ends.get(r.get("partition").asInt())) {
-            caughtUp++;
-          }
-        }
-      }
+      long caughtUp =
+          leaderDescribes(destination).stream()
+              .filter(r -> r.get("highWatermark").asLong() == ends.get(r.get("partition").asInt()))
+              .count();
       return caughtUp == PARTITIONS;
     } catch (Exception e) {
       return false;
@@ -592,6 +582,19 @@ public final class LocalFailoverDemo {
     say(
         String.format(
             "%-12s %-12s %-12s %-18s", "partition", "A log end", "B log end", "producer ids on B"));
+    for (com.fasterxml.jackson.databind.JsonNode r : leaderDescribes(destination)) {
+      int p = r.get("partition").asInt();
+      say(
+          String.format(
+              "%-12s %-12s %-12s %-18s",
+              TOPIC + "-" + p, sourceEnds.get(p), r.get("logEndOffset").asLong(), idsOnB.get(p)));
+    }
+  }
+
+  /** The plugin's describe of each partition of the demo's topic, from the broker that leads it. */
+  private static List<com.fasterxml.jackson.databind.JsonNode> leaderDescribes(
+      KafkaCluster destination) {
+    List<com.fasterxml.jackson.databind.JsonNode> leaders = new ArrayList<>();
     for (int broker : destination.brokerIds()) {
       PluginControlClient control =
           new PluginControlClient(
@@ -599,17 +602,11 @@ public final class LocalFailoverDemo {
               PluginControlClient.TEST_SECRET);
       for (var r : control.describe(TOPIC, 0, 1, 2).body().get("results")) {
         if (!r.has("error") && "LEADER".equals(r.get("role").asText())) {
-          int p = r.get("partition").asInt();
-          say(
-              String.format(
-                  "%-12s %-12s %-12s %-18s",
-                  TOPIC + "-" + p,
-                  sourceEnds.get(p),
-                  r.get("logEndOffset").asLong(),
-                  idsOnB.get(p)));
+          leaders.add(r);
         }
       }
     }
+    return leaders;
   }
 
   private void printPartitions(ClusterMirrorStatus s) {
