@@ -1,10 +1,8 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
-import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import java.util.List;
 import org.apache.kafka.common.InvalidRecordException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.RecordValidationException;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
@@ -34,24 +32,15 @@ public final class MirrorGuard {
     if (origin != AppendOrigin.CLIENT) {
       return;
     }
-    MirrorEntry entry;
-    TopicPartition tp;
+    String reason;
     try {
-      tp = log.topicPartition();
-      entry = MirrorRegistry.instance().entry(tp).orElse(null);
+      reason = MirrorRegistry.instance().readOnlyReason(log.topicPartition()).orElse(null);
     } catch (Throwable t) {
       LOG.error("mirror guard could not decide; letting the write through", t);
       return;
     }
-    if (entry != null && entry.readOnly()) {
-      String message =
-          tp
-              + " is a read-only mirror of "
-              + entry.mirrorName()
-              + " (state "
-              + entry.state()
-              + "); it becomes writable when the mirror is stopped";
-      throw new RecordValidationException(new InvalidRecordException(message), List.of());
+    if (reason != null) {
+      throw new RecordValidationException(new InvalidRecordException(reason), List.of());
     }
   }
 }

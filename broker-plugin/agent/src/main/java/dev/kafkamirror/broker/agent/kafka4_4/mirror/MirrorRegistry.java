@@ -74,6 +74,28 @@ public final class MirrorRegistry {
     return Optional.ofNullable(entries.get(tp));
   }
 
+  /**
+   * Why {@code tp} must not take writes from anything but the mirror itself (client records,
+   * transaction markers of destination producers, a destination transaction adding it), or empty
+   * when this broker knows no reason. The one question every guard asks: the produce guard, the
+   * transaction coordinator and the marker guard. Today it answers from this broker's
+   * registrations; it is the seam for cluster-wide mirror membership, which also knows partitions
+   * this broker does not host.
+   */
+  public Optional<String> readOnlyReason(TopicPartition tp) {
+    MirrorEntry e = entries.get(tp);
+    if (e == null || !e.readOnly()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        tp
+            + " is a read-only mirror of "
+            + e.mirrorName()
+            + " (state "
+            + e.state()
+            + "); it becomes writable when the mirror is stopped");
+  }
+
   Map<TopicPartition, MirrorEntry> entriesOf(String mirrorName) {
     Map<TopicPartition, MirrorEntry> out =
         new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
