@@ -88,4 +88,68 @@ class StopStateTableTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("BARRIER_WRITTEN");
   }
+
+  @Test
+  void anOlderRecordOfTheSameEpochReadAfterTheWritersOwnNewerOneNeverMovesTheStepBack()
+      throws Exception {
+    // Given the writer folded its acknowledged OFFSETS_PERSISTED (epoch 5) while the reader thread
+    // had read only up to FETCHERS_REMOVED of that epoch
+    StopStateTable table = new StopStateTable();
+    table.apply(at(5, StopStep.FETCHERS_REMOVED));
+    table.apply(at(5, StopStep.OFFSETS_PERSISTED));
+    // When the reader catches up and folds the older TRUNCATING and TRUNCATED records of epoch 5
+    table.apply(at(5, StopStep.TRUNCATING));
+    table.apply(at(5, StopStep.TRUNCATED));
+    // Then the partition still stands at OFFSETS_PERSISTED, and the barrier step may be recorded
+    assertThat(table.get(KEY))
+        .get()
+        .extracting(StopState::step)
+        .isEqualTo(StopStep.OFFSETS_PERSISTED);
+    table.checkWrite(at(5, StopStep.BARRIER_WRITTEN));
+  }
+
+  @Test
+  void aBarrierWrittenRecordReadAfterTheWritersOwnStoppedLeavesThePartitionStopped() {
+    // Given the leader folded STOPPED (epoch 9) when it was acknowledged
+    StopStateTable table = new StopStateTable();
+    table.apply(at(9, StopStep.STOPPED));
+    // When the reader thread folds the BARRIER_WRITTEN record of the same epoch it read late
+    table.apply(at(9, StopStep.BARRIER_WRITTEN));
+    // Then describe, which reads this table, still reports STOPPED
+    assertThat(table.get(KEY)).get().extracting(StopState::step).isEqualTo(StopStep.STOPPED);
+  }
+
+  @Test
+  void aReaderThatStartsOverAndReReadsTheTopicNeverShowsAnEarlierStep() {
+    // Given a table that holds the newest state: epoch 4 TRUNCATED superseded by epoch 5 STOPPED
+    StopStateTable table = new StopStateTable();
+    table.apply(at(4, StopStep.TRUNCATED));
+    table.apply(at(5, StopStep.BARRIER_WRITTEN));
+    table.apply(at(5, StopStep.STOPPED));
+    // When a restarted reader folds the whole topic again from the beginning
+    for (StopState s :
+        java.util.List.of(
+            at(4, StopStep.FETCHERS_REMOVED),
+            at(4, StopStep.TRUNCATED),
+            at(5, StopStep.BARRIER_WRITTEN),
+            at(5, StopStep.STOPPED))) {
+      table.apply(s);
+      // Then at no point does the partition stand anywhere but at epoch 5, STOPPED
+      assertThat(table.get(KEY)).get().extracting(StopState::step).isEqualTo(StopStep.STOPPED);
+      assertThat(table.get(KEY)).get().extracting(StopState::leaderEpoch).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void aNewerEpochStillReplacesALaterStepOfAnOlderEpochSoFencingHolds() {
+    // Given a stale leader's BARRIER_WRITTEN at epoch 6 and a newer leader's TRUNCATED at epoch 7
+    StopStateTable table = new StopStateTable();
+    table.apply(at(6, StopStep.BARRIER_WRITTEN));
+    table.apply(at(7, StopStep.TRUNCATED));
+    // Then the newer epoch counts (fencing by leader epoch is unchanged)
+    assertThat(table.get(KEY)).get().extracting(StopState::leaderEpoch).isEqualTo(7);
+    // And a tombstone of epoch 7 removes it only because epoch 7 is the one that counts
+    table.applyTombstone(KEY, 6);
+    assertThat(table.get(KEY)).isPresent();
+  }
 }
