@@ -1,5 +1,6 @@
 package dev.kafkamirror.testing.kafka;
 
+import dev.kafkamirror.testing.net.FaultProxy;
 import dev.kafkamirror.testing.process.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,6 +52,7 @@ public final class KafkaCluster implements AutoCloseable {
   private final Path baseDir;
   private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
   private final Map<Integer, Map<String, String>> perBrokerListeners = new LinkedHashMap<>();
+  private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
   private final String classpath;
 
   private KafkaCluster(KafkaClusterConfig config) {
@@ -86,7 +88,8 @@ public final class KafkaCluster implements AutoCloseable {
     long started = System.nanoTime();
     boolean combined = config.brokers() == 1 && config.combinedWhenSingleBroker();
     int controllerId = combined ? 1 : 0;
-    int extraPerBroker = config.perBrokerListenerProperties().size();
+    int extraPerBroker =
+        config.perBrokerListenerProperties().size() + (config.proxiedClientListener() ? 1 : 0);
     // All ports at once, so that none is handed out twice.
     List<Integer> ports = FreePorts.pick(config.brokers() + 1 + config.brokers() * extraPerBroker);
     java.util.Iterator<Integer> extraPorts =
@@ -112,6 +115,9 @@ public final class KafkaCluster implements AutoCloseable {
         }
         perBrokerListeners.put(node.nodeId(), listeners);
         props.putAll(listeners);
+        if (config.proxiedClientListener()) {
+          props.putAll(proxiedListener(node, extraPorts.next(), controllerPort));
+        }
       }
       node.writeConfig(voters, props);
     }
@@ -127,6 +133,65 @@ public final class KafkaCluster implements AutoCloseable {
         clusterId,
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
         bootstrapServers());
+  }
+
+  /**
+   * The listener properties of a broker with an {@code EXTERNAL} listener on {@code externalPort}
+   * that it advertises at a fault proxy in front of it.
+   */
+  private Map<String, String> proxiedListener(
+      KafkaNode node, int externalPort, int controllerPort) {
+    String direct = node.bootstrapAddress().orElseThrow();
+    FaultProxy proxy =
+        FaultProxy.start(config.name() + "-broker-" + node.nodeId(), "127.0.0.1:" + externalPort);
+    proxies.put(node.nodeId(), proxy);
+    Map<String, String> props = new LinkedHashMap<>();
+    String listeners = "PLAINTEXT://" + direct + ",EXTERNAL://127.0.0.1:" + externalPort;
+    if (node.role().isController()) {
+      listeners += ",CONTROLLER://127.0.0.1:" + controllerPort;
+    }
+    props.put("listeners", listeners);
+    props.put("advertised.listeners", "PLAINTEXT://" + direct + ",EXTERNAL://" + proxy.address());
+    props.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    return props;
+  }
+
+  /**
+   * The fault proxy in front of a broker's {@code EXTERNAL} listener (see {@link
+   * KafkaClusterConfig.Builder#proxiedClientListener()}).
+   */
+  public FaultProxy proxy(int brokerId) {
+    FaultProxy proxy = proxies.get(brokerId);
+    if (proxy == null) {
+      throw new IllegalArgumentException(
+          "broker "
+              + brokerId
+              + " of cluster "
+              + config.name()
+              + " has no fault proxy; build the cluster with proxiedClientListener()");
+    }
+    return proxy;
+  }
+
+  /** Every broker's fault proxy, by broker id. */
+  public Map<Integer, FaultProxy> proxies() {
+    return Map.copyOf(proxies);
+  }
+
+  /**
+   * {@code host:port,...} of every broker's fault proxy: clients that bootstrap here reach every
+   * broker through its proxy.
+   */
+  public String proxiedBootstrapServers() {
+    if (proxies.isEmpty()) {
+      throw new IllegalStateException(
+          "cluster "
+              + config.name()
+              + " has no fault proxies; build it with proxiedClientListener()");
+    }
+    return proxies.values().stream().map(FaultProxy::address).collect(Collectors.joining(","));
   }
 
   private KafkaNode newNode(int id, KafkaNodeRole role, int brokerPort, int controllerPort) {
@@ -394,5 +459,6 @@ public final class KafkaCluster implements AutoCloseable {
         KafkaNode::stop);
     nodes.values().stream().filter(n -> n.role() != KafkaNodeRole.BROKER).forEach(KafkaNode::stop);
     nodes.values().forEach(KafkaNode::kill);
+    proxies.values().forEach(FaultProxy::close);
   }
 }

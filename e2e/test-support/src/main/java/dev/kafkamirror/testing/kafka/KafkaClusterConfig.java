@@ -28,7 +28,8 @@ public record KafkaClusterConfig(
     Map<String, String> clientProperties,
     List<String> jvmArgs,
     Path workDir,
-    Duration startTimeout) {
+    Duration startTimeout,
+    boolean proxiedClientListener) {
 
   public KafkaClusterConfig {
     Objects.requireNonNull(name, "name");
@@ -72,6 +73,7 @@ public record KafkaClusterConfig(
             System.getProperty(
                 "cmo.test.workdir", System.getProperty("java.io.tmpdir") + "/cmo-test-work"));
     private Duration startTimeout = Duration.ofSeconds(120);
+    private boolean proxiedClientListener;
 
     private Builder(String name) {
       this.name = name;
@@ -150,6 +152,19 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /**
+     * Gives every broker a second client listener, {@code EXTERNAL}, that it advertises at a {@link
+     * dev.kafkamirror.testing.net.FaultProxy} the harness starts in front of it: clients that
+     * bootstrap from {@link KafkaCluster#proxiedBootstrapServers()} learn the proxies' addresses
+     * from metadata and so reach every broker through its proxy, while the harness, other test
+     * clients and replication use the direct {@code PLAINTEXT} listener. {@link
+     * KafkaCluster#proxy(int)} switches the faults.
+     */
+    public Builder proxiedClientListener() {
+      this.proxiedClientListener = true;
+      return this;
+    }
+
     public KafkaClusterConfig build() {
       return new KafkaClusterConfig(
           name,
@@ -164,7 +179,8 @@ public record KafkaClusterConfig(
           clientProperties,
           jvmArgs,
           workDir,
-          startTimeout);
+          startTimeout,
+          proxiedClientListener);
     }
 
     /** Builds the config and starts the cluster. */

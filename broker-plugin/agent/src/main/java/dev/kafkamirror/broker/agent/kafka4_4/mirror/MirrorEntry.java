@@ -22,6 +22,8 @@ public final class MirrorEntry {
   private volatile long batchesAppended;
   private volatile Map<String, String> persistableClientProperties = Map.of();
   private volatile int stopStateCheckedAtEpoch = -1;
+  private volatile String sourceMismatch;
+  private volatile String observedSourceClusterId;
 
   MirrorEntry(String mirrorName, MirrorState state) {
     this.mirrorName = mirrorName;
@@ -106,6 +108,32 @@ public final class MirrorEntry {
     this.stopStateCheckedAtEpoch = epoch;
   }
 
+  /**
+   * Why the fetcher stopped fetching this partition for good because the source reported another
+   * cluster id than the one this partition mirrors; null while the source's identity is verified.
+   * Set by the fetcher, cleared only by a registration with another source (new client properties
+   * or expected cluster id). The partition stays read-only either way.
+   */
+  public String sourceMismatch() {
+    return sourceMismatch;
+  }
+
+  /** The cluster id the source reported when it did not match; null without a mismatch. */
+  public String observedSourceClusterId() {
+    return observedSourceClusterId;
+  }
+
+  void sourceMismatch(String observedClusterId, String message) {
+    this.observedSourceClusterId = observedClusterId;
+    this.sourceMismatch = message;
+    this.lastError = message;
+  }
+
+  void clearSourceMismatch() {
+    this.sourceMismatch = null;
+    this.observedSourceClusterId = null;
+  }
+
   /** Whether client writes must be refused. */
   public boolean readOnly() {
     return state != MirrorState.STOPPED;
@@ -115,7 +143,17 @@ public final class MirrorEntry {
   public Map<String, Object> describe(long localLogEndOffset) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("mirrorName", mirrorName);
-    out.put("state", state.name());
+    String mismatch = sourceMismatch;
+    boolean halted =
+        mismatch != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
+    // A mirror that stopped fetching because its source is another cluster is never reported as
+    // MIRRORING: the operator maps SOURCE_MISMATCH to a failed partition (SourceClusterMismatch).
+    out.put("state", halted ? "SOURCE_MISMATCH" : state.name());
+    if (halted) {
+      out.put("registeredState", state.name());
+      out.put("sourceMismatch", mismatch);
+      out.put("observedSourceClusterId", observedSourceClusterId);
+    }
     out.put("sourceClusterId", sourceClusterId);
     out.put("expectedSourceClusterId", expectedSourceClusterId);
     out.put("lastMirroredOffset", lastMirroredOffset);
@@ -125,8 +163,9 @@ public final class MirrorEntry {
         "lagRecords",
         sourceHighWatermark < 0 ? -1L : Math.max(0L, sourceHighWatermark - localLogEndOffset));
     out.put("batchesAppended", batchesAppended);
-    if (lastError != null) {
-      out.put("lastError", lastError);
+    String error = halted ? mismatch : lastError;
+    if (error != null) {
+      out.put("lastError", error);
     }
     return out;
   }

@@ -58,6 +58,9 @@ final class MirrorFetcher extends Thread {
   private long metadataRefreshedAtMs;
   private boolean metadataStale = true;
 
+  /** Without an expected cluster id: the id this fetcher's source reported first. */
+  private String pinnedClusterId;
+
   MirrorFetcher(SourceCluster source, MirrorRegistry registry) {
     super("cluster-mirror-fetcher-" + source.key());
     setDaemon(true);
@@ -109,7 +112,7 @@ final class MirrorFetcher extends Thread {
     }
     Map<TopicPartition, Partition> active = new LinkedHashMap<>();
     for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
-      if (e.getValue().state() != MirrorState.MIRRORING) {
+      if (e.getValue().state() != MirrorState.MIRRORING || e.getValue().sourceMismatch() != null) {
         continue;
       }
       Option<Partition> partition = rm.get().onlinePartition(e.getKey());
@@ -123,29 +126,17 @@ final class MirrorFetcher extends Thread {
     }
     long now = System.currentTimeMillis();
     if (metadataStale || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS) {
-      source.refreshMetadata(active.keySet());
+      // Identity first: the topic metadata of another cluster is of no use.
       String clusterId = source.clusterId();
-      active
-          .keySet()
-          .forEach(tp -> registry.entry(tp).ifPresent(e -> e.sourceClusterId(clusterId)));
-      for (TopicPartition tp : List.copyOf(active.keySet())) {
-        MirrorEntry entry = registry.entry(tp).orElse(null);
-        if (entry != null
-            && entry.expectedSourceClusterId() != null
-            && !entry.expectedSourceClusterId().equals(clusterId)) {
-          entry.error(
-              "source "
-                  + source.key()
-                  + " reports cluster id "
-                  + clusterId
-                  + " but "
-                  + tp
-                  + " expects "
-                  + entry.expectedSourceClusterId()
-                  + "; not fetching");
-          active.remove(tp);
-        }
+      if (identityMismatch(clusterId, "the source's metadata (bootstrap " + bootstrap() + ")")) {
+        active
+            .keySet()
+            .removeIf(tp -> registry.entry(tp).map(m -> m.sourceMismatch() != null).orElse(true));
       }
+      if (active.isEmpty()) {
+        return false;
+      }
+      source.refreshMetadata(active.keySet());
       metadataRefreshedAtMs = now;
       metadataStale = false;
     }
@@ -238,7 +229,23 @@ final class MirrorFetcher extends Thread {
             .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
             .metadata(FetchMetadata.LEGACY)
             .setMaxBytes(16 * 1024 * 1024);
-    ClientResponse response = source.send(leader, request);
+    ClientResponse response;
+    try {
+      response =
+          source.send(
+              leader,
+              request,
+              (node, reported) -> {
+                if (identityMismatch(reported, "source broker " + node)) {
+                  throw new SourceCluster.SourceIdentityException(
+                      "source broker " + node + " reports cluster id " + reported);
+                }
+              });
+    } catch (SourceCluster.SourceIdentityException e) {
+      LOG.error("mirror fetcher for source {}: {}; not fetching", source.key(), e.getMessage());
+      metadataStale = true;
+      return false;
+    }
     if (response.versionMismatch() != null) {
       throw response.versionMismatch();
     }
@@ -298,6 +305,62 @@ final class MirrorFetcher extends Thread {
       }
     }
     return progressed;
+  }
+
+  /**
+   * Checks a cluster id the source reported (through its metadata, or on a new fetch connection)
+   * against every partition of this source that may fetch: a partition whose expected cluster id
+   * (or, without one, the id this fetcher saw first) differs stops fetching for good, with the
+   * reason in describe, until it is registered again with another source. Nothing is fetched from a
+   * source whose identity is not verified.
+   *
+   * @return true when some partition does not accept {@code reported}
+   */
+  private boolean identityMismatch(String reported, String where) {
+    boolean mismatch = false;
+    for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
+      MirrorEntry entry = e.getValue();
+      if (entry.state() != MirrorState.MIRRORING && entry.state() != MirrorState.PAUSED) {
+        continue;
+      }
+      String expected = entry.expectedSourceClusterId();
+      if (expected == null) {
+        if (pinnedClusterId == null) {
+          pinnedClusterId = reported;
+        }
+        expected = pinnedClusterId;
+      }
+      if (expected.equals(reported)) {
+        if (entry.sourceMismatch() == null) {
+          entry.sourceClusterId(reported);
+        }
+        continue;
+      }
+      mismatch = true;
+      if (entry.sourceMismatch() == null) {
+        String message =
+            where
+                + " of mirror "
+                + source.key()
+                + " reports cluster id "
+                + reported
+                + ", but "
+                + e.getKey()
+                + " mirrors cluster "
+                + expected
+                + "; stopped fetching "
+                + e.getKey()
+                + " for good (it stays read-only); register the mirror again with the right"
+                + " source to resume";
+        entry.sourceMismatch(reported, message);
+        LOG.error("{}", message);
+      }
+    }
+    return mismatch;
+  }
+
+  private String bootstrap() {
+    return String.valueOf(source.clientProperties().getProperty("bootstrap.servers"));
   }
 
   java.util.Properties clientProperties() {

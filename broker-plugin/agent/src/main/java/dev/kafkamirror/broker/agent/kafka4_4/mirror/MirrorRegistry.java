@@ -137,9 +137,14 @@ public final class MirrorRegistry {
         throw new IllegalStateException(
             tp + " is stopping (mirror " + mirrorName + "); it cannot resume");
       }
+      Map<String, String> persistable = MirrorRegistryFile.withoutSecrets(sourceClientProperties);
+      if (!java.util.Objects.equals(existing.expectedSourceClusterId(), expectedClusterId)
+          || !existing.persistableClientProperties().equals(persistable)) {
+        // A registration with another source: its identity is verified afresh.
+        existing.clearSourceMismatch();
+      }
       existing.expectedSourceClusterId(expectedClusterId);
-      existing.persistableClientProperties(
-          MirrorRegistryFile.withoutSecrets(sourceClientProperties));
+      existing.persistableClientProperties(persistable);
       existing.state(MirrorState.MIRRORING);
       restartFetcher(mirrorName, sourceClientProperties);
       persist();

@@ -27,6 +27,8 @@ import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
@@ -54,6 +56,30 @@ final class SourceCluster implements AutoCloseable {
   private final Map<TopicPartition, Node> leaders = new HashMap<>();
 
   private final Map<String, Uuid> topicIds = new HashMap<>();
+
+  /**
+   * Source broker ids whose current network connection has been checked to belong to the expected
+   * cluster. An id leaves the set whenever its connection is not ready before a send, so that every
+   * new connection (the first one, and every reconnect, possibly to another cluster behind the same
+   * address) is checked before a fetch goes over it.
+   */
+  private final java.util.Set<String> verifiedConnections = new java.util.HashSet<>();
+
+  /** Checks the cluster id a source broker reported on a new connection. */
+  @FunctionalInterface
+  interface IdentityCheck {
+    /**
+     * @throws SourceIdentityException when {@code reportedClusterId} is not the expected cluster
+     */
+    void verify(Node node, String reportedClusterId) throws SourceIdentityException;
+  }
+
+  /** The source answered with another cluster id than the mirror expects. */
+  static final class SourceIdentityException extends Exception {
+    SourceIdentityException(String message) {
+      super(message);
+    }
+  }
 
   SourceCluster(String key, Properties clientProperties) {
     this.key = key;
@@ -138,13 +164,48 @@ final class SourceCluster implements AutoCloseable {
   }
 
   /** Sends a request to {@code node} and waits for the answer (bounded by the request timeout). */
-  ClientResponse send(Node node, AbstractRequest.Builder<?> request) throws IOException {
+  ClientResponse send(Node node, AbstractRequest.Builder<?> request, IdentityCheck identity)
+      throws IOException, SourceIdentityException {
+    // Connections are opened only by awaitReady below (the metadata updater is manual), so a node
+    // that is not ready now gets a new connection, which is checked before anything is fetched
+    // over it.
+    if (!network.isReady(node, time.milliseconds())) {
+      verifiedConnections.remove(node.idString());
+    }
     if (!NetworkClientUtils.awaitReady(network, node, time, REQUEST_TIMEOUT_MS)) {
       throw new IOException("source broker " + node + " of " + key + " is not reachable");
+    }
+    if (!verifiedConnections.contains(node.idString())) {
+      identity.verify(node, clusterIdOver(node));
+      verifiedConnections.add(node.idString());
     }
     ClientRequest clientRequest =
         network.newClientRequest(node.idString(), request, time.milliseconds(), true);
     return NetworkClientUtils.sendAndReceive(network, clientRequest, time);
+  }
+
+  /**
+   * The cluster id reported over the fetch connection to {@code node} (a Metadata request without
+   * topics), so that the broker checked is the broker the fetch goes to.
+   */
+  private String clusterIdOver(Node node) throws IOException {
+    ClientRequest clientRequest =
+        network.newClientRequest(
+            node.idString(),
+            new MetadataRequest.Builder(List.of(), false),
+            time.milliseconds(),
+            true);
+    ClientResponse response = NetworkClientUtils.sendAndReceive(network, clientRequest, time);
+    if (response.versionMismatch() != null) {
+      throw new IOException(
+          "source broker " + node + " of " + key + ": " + response.versionMismatch());
+    }
+    String clusterId = ((MetadataResponse) response.responseBody()).clusterId();
+    if (clusterId == null) {
+      throw new IOException(
+          "source broker " + node + " of " + key + " did not report a cluster id; not fetching");
+    }
+    return clusterId;
   }
 
   @Override
