@@ -9,13 +9,19 @@ import java.util.List;
  * @param refusals why the operator must not touch any partition (another source cluster, another
  *     mirror); non-empty means every decision is NONE
  * @param catchUp where an AfterCatchUp stop stands
+ * @param stopHazards why a stop waits for the user although it could proceed (a mirror topic that
+ *     allows unclean leader election); the affected partitions' decisions are WAIT
  */
 public record FailoverPlan(
-    List<PartitionDecision> decisions, List<String> refusals, CatchUp catchUp) {
+    List<PartitionDecision> decisions,
+    List<String> refusals,
+    CatchUp catchUp,
+    List<String> stopHazards) {
 
   public FailoverPlan {
     decisions = List.copyOf(decisions);
     refusals = List.copyOf(refusals);
+    stopHazards = List.copyOf(stopHazards);
   }
 
   /** AfterCatchUp progress. */

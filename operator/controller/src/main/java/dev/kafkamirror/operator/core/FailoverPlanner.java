@@ -2,6 +2,7 @@ package dev.kafkamirror.operator.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Decides, from what the destination's plugin described and what the spec asks, the next call for
@@ -25,6 +26,9 @@ import java.util.List;
  */
 public final class FailoverPlanner {
 
+  /** The describe state of a mirror whose source reported another cluster id. */
+  public static final String SOURCE_MISMATCH_STATE = "SOURCE_MISMATCH";
+
   private FailoverPlanner() {}
 
   /**
@@ -39,6 +43,81 @@ public final class FailoverPlanner {
       List<PartitionObservation> observations,
       Long catchUpElapsedMs,
       long catchUpTimeoutMs) {
+    return plan(intent, observations, catchUpElapsedMs, catchUpTimeoutMs, Map.of(), false);
+  }
+
+  /**
+   * Plans one round, knowing which mirror topics allow unclean leader election on the destination.
+   *
+   * <p>An unclean election makes an out-of-sync replica leader and truncates the others to it,
+   * which can remove the MIRROR_PID_RESET barrier and bring mirrored producer state back. A stop on
+   * such a topic waits (every partition of it not yet STOPPED gets WAIT, the plan names the topic
+   * in {@code stopHazards}) unless {@code allowUncleanLeaderElection} (the spec's documented
+   * override) is set.
+   *
+   * @param uncleanElectionTopics topic to where its unclean leader election is enabled ("topic
+   *     config", "default of broker 2"), for the selected topics
+   */
+  public static FailoverPlan plan(
+      MirrorIntent intent,
+      List<PartitionObservation> observations,
+      Long catchUpElapsedMs,
+      long catchUpTimeoutMs,
+      Map<String, String> uncleanElectionTopics,
+      boolean allowUncleanLeaderElection) {
+    FailoverPlan plan =
+        planIgnoringSettings(intent, observations, catchUpElapsedMs, catchUpTimeoutMs);
+    if (intent.target() != MirrorIntent.Target.STOPPED
+        || allowUncleanLeaderElection
+        || uncleanElectionTopics.isEmpty()
+        || !plan.refusals().isEmpty()) {
+      return plan;
+    }
+    List<PartitionDecision> decisions = new ArrayList<>();
+    java.util.Set<String> hazardTopics = new java.util.TreeSet<>();
+    for (PartitionDecision d : plan.decisions()) {
+      String where = uncleanElectionTopics.get(d.key().topic());
+      if (where == null || d.phase() == PartitionPhase.STOPPED) {
+        decisions.add(d);
+        continue;
+      }
+      hazardTopics.add(d.key().topic());
+      decisions.add(
+          new PartitionDecision(
+              d.key(),
+              Action.WAIT,
+              d.phase(),
+              d.step(),
+              "not stopping "
+                  + d.key()
+                  + ": topic "
+                  + d.key().topic()
+                  + " allows unclean leader election ("
+                  + where
+                  + ")"));
+    }
+    List<String> hazards = new ArrayList<>();
+    for (String topic : hazardTopics) {
+      hazards.add(
+          "topic "
+              + topic
+              + " allows unclean leader election ("
+              + uncleanElectionTopics.get(topic)
+              + "), which can truncate the MIRROR_PID_RESET barrier away; set"
+              + " unclean.leader.election.enable=false on the topic and the brokers, or set"
+              + " spec.stop.allowUncleanLeaderElection=true to stop anyway");
+    }
+    if (hazards.isEmpty()) {
+      return plan;
+    }
+    return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), hazards);
+  }
+
+  private static FailoverPlan planIgnoringSettings(
+      MirrorIntent intent,
+      List<PartitionObservation> observations,
+      Long catchUpElapsedMs,
+      long catchUpTimeoutMs) {
     List<PartitionObservation> sorted =
         observations.stream().sorted((a, b) -> a.key().compareTo(b.key())).toList();
     List<String> refusals = refusals(intent, sorted);
@@ -49,7 +128,7 @@ public final class FailoverPlanner {
             new PartitionDecision(
                 o.key(), Action.NONE, phaseOf(o), stepOf(o), "refused: see Degraded condition"));
       }
-      return new FailoverPlan(none, refusals, FailoverPlan.CatchUp.NOT_APPLICABLE);
+      return new FailoverPlan(none, refusals, FailoverPlan.CatchUp.NOT_APPLICABLE, List.of());
     }
     FailoverPlan.CatchUp catchUp = FailoverPlan.CatchUp.NOT_APPLICABLE;
     if (intent.target() == MirrorIntent.Target.STOPPED
@@ -78,14 +157,14 @@ public final class FailoverPlanner {
                   stepOf(o),
                   message));
         }
-        return new FailoverPlan(waiting, List.of(), catchUp);
+        return new FailoverPlan(waiting, List.of(), catchUp, List.of());
       }
     }
     List<PartitionDecision> decisions = new ArrayList<>();
     for (PartitionObservation o : sorted) {
       decisions.add(decide(intent, o));
     }
-    return new FailoverPlan(decisions, List.of(), catchUp);
+    return new FailoverPlan(decisions, List.of(), catchUp, List.of());
   }
 
   /** The next step of one partition. */
@@ -100,6 +179,9 @@ public final class FailoverPlanner {
     }
     PartitionPhase phase = phaseOf(o);
     String step = stepOf(o);
+    if (sourceMismatch(o) && intent.target() != MirrorIntent.Target.STOPPED) {
+      return new PartitionDecision(key, Action.NONE, phase, step, sourceMismatchMessage(o));
+    }
     return switch (intent.target()) {
       case MIRRORING ->
           switch (phase) {
@@ -192,6 +274,13 @@ public final class FailoverPlanner {
                   + " lost); there is nothing to stop");
       case MIRRORING, PAUSED ->
           new PartitionDecision(key, Action.REMOVE_FETCHERS, phase, null, null);
+      // The plugin stopped fetching from a source that reported another cluster id; everything
+      // it appended came from the verified source, so the stop may proceed.
+      case FAILED ->
+          sourceMismatch(o)
+              ? new PartitionDecision(
+                  key, Action.REMOVE_FETCHERS, phase, null, sourceMismatchMessage(o))
+              : new PartitionDecision(key, Action.NONE, phase, step, null);
       case STOPPING -> stoppingWithoutStep(o, phase);
       default -> new PartitionDecision(key, Action.NONE, phase, step, null);
     };
@@ -325,11 +414,30 @@ public final class FailoverPlanner {
       case "MIRRORING" -> PartitionPhase.MIRRORING;
       case "PAUSED" -> PartitionPhase.PAUSED;
       case "STOPPING" -> PartitionPhase.STOPPING;
+      // Never MIRRORING: nothing is fetched from a source whose identity does not match.
+      case SOURCE_MISMATCH_STATE -> PartitionPhase.FAILED;
       // A stop-aware plugin reports STOPPED only with its stop state; without it, trust
       // make-writable.
       case "STOPPED" -> d.stopAware() ? PartitionPhase.STOPPING : PartitionPhase.STOPPED;
       default -> PartitionPhase.UNKNOWN;
     };
+  }
+
+  /**
+   * Whether the leader's plugin stopped fetching the partition because the source reported another
+   * cluster id than the mirror's (describe state {@code SOURCE_MISMATCH}).
+   */
+  public static boolean sourceMismatch(PartitionObservation o) {
+    return o.described() != null
+        && o.described().mirror() != null
+        && SOURCE_MISMATCH_STATE.equals(o.described().mirror().state());
+  }
+
+  static String sourceMismatchMessage(PartitionObservation o) {
+    String error = o.described().mirror().lastError();
+    return error != null
+        ? error
+        : "partition " + o.key() + ": the source reports another cluster id; not fetching";
   }
 
   static String stepOf(PartitionObservation o) {

@@ -21,6 +21,7 @@ public final class Reasons {
   public static final String CATCH_UP_TIMED_OUT = "CatchUpTimedOut";
   public static final String NO_PARTITIONS = "NoPartitions";
   public static final String SOURCE_CLUSTER_MISMATCH = "SourceClusterMismatch";
+  public static final String UNCLEAN_LEADER_ELECTION_ENABLED = "UncleanLeaderElectionEnabled";
   public static final String PARTITIONS_FAILED = "PartitionsFailed";
   public static final String PARTITIONS_UNREACHABLE = "PartitionsUnreachable";
   public static final String INVALID_SPEC = "InvalidSpec";

@@ -120,6 +120,12 @@ public final class StatusComputer {
     } else if (in.plan() != null && !in.plan().refusals().isEmpty()) {
       degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
       degradedMessage = summarize(in.plan().refusals());
+    } else if (sourceMismatch(in.observations()) != null) {
+      degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
+      degradedMessage = sourceMismatch(in.observations());
+    } else if (in.plan() != null && !in.plan().stopHazards().isEmpty()) {
+      degradedReason = Reasons.UNCLEAN_LEADER_ELECTION_ENABLED;
+      degradedMessage = summarize(in.plan().stopHazards());
     } else if (catchUp == FailoverPlan.CatchUp.TIMED_OUT) {
       degradedReason = Reasons.CATCH_UP_TIMED_OUT;
       degradedMessage =
@@ -275,6 +281,18 @@ public final class StatusComputer {
                 "no partition failed"));
     status.setConditions(conditions);
     return status;
+  }
+
+  /** How many partitions stopped fetching for a source cluster mismatch, and the first reason. */
+  private static String sourceMismatch(List<PartitionObservation> observations) {
+    List<PartitionObservation> halted =
+        observations.stream().filter(FailoverPlanner::sourceMismatch).toList();
+    if (halted.isEmpty()) {
+      return null;
+    }
+    return halted.size()
+        + " partitions stopped fetching because the source reports another cluster id: "
+        + FailoverPlanner.sourceMismatchMessage(halted.get(0));
   }
 
   private static boolean stopActing(FailoverPlan plan) {

@@ -14,11 +14,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -103,11 +106,96 @@ public final class ClusterAdmin implements AutoCloseable {
     return out;
   }
 
-  /** Creates topics (an existing one is fine). */
+  /** The topic config that decides unclean leader election. */
+  public static final String UNCLEAN_LEADER_ELECTION = "unclean.leader.election.enable";
+
+  /**
+   * The configs of a mirror topic the operator creates: no unclean leader election (it could
+   * truncate the MIRROR_PID_RESET barrier away), and with three or more replicas a write needs two
+   * in sync, so that one lost replica cannot take acknowledged mirrored data or the barrier with
+   * it.
+   */
+  public static Map<String, String> mirrorTopicConfigs(short replicationFactor) {
+    Map<String, String> configs = new java.util.TreeMap<>();
+    configs.put(UNCLEAN_LEADER_ELECTION, "false");
+    if (replicationFactor >= 3) {
+      configs.put("min.insync.replicas", "2");
+    }
+    return configs;
+  }
+
+  /**
+   * The selected topics whose effective setting allows unclean leader election, each with where it
+   * is enabled: the topic's own config, or (without a topic-level setting) the default any live
+   * broker reports (its dynamic, cluster-wide or static config).
+   */
+  public Map<String, String> uncleanLeaderElectionTopics(TopicSelector selector)
+      throws KafkaCallException {
+    List<String> topics = selector.select(topicNames());
+    if (topics.isEmpty()) {
+      return Map.of();
+    }
+    List<ConfigResource> resources = new ArrayList<>();
+    topics.forEach(t -> resources.add(new ConfigResource(ConfigResource.Type.TOPIC, t)));
+    Map<ConfigResource, Config> topicConfigs =
+        get(admin.describeConfigs(resources).all(), "describe the configs of topics " + topics);
+    String brokerDefault = null;
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (String topic : topics) {
+      Config config = topicConfigs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic));
+      ConfigEntry entry = config == null ? null : config.get(UNCLEAN_LEADER_ELECTION);
+      if (entry != null && entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
+        if (Boolean.parseBoolean(entry.value())) {
+          out.put(topic, "topic config " + UNCLEAN_LEADER_ELECTION + "=true");
+        }
+        continue;
+      }
+      if (entry != null && Boolean.parseBoolean(entry.value())) {
+        out.put(topic, "default " + UNCLEAN_LEADER_ELECTION + "=true (" + entry.source() + ")");
+        continue;
+      }
+      if (brokerDefault == null) {
+        brokerDefault = brokersEnablingUncleanElection();
+      }
+      if (!brokerDefault.isEmpty()) {
+        out.put(topic, brokerDefault);
+      }
+    }
+    return out;
+  }
+
+  /** Which live brokers default to unclean leader election, or "" when none does. */
+  private String brokersEnablingUncleanElection() throws KafkaCallException {
+    List<ConfigResource> brokers = new ArrayList<>();
+    for (Integer id : brokerHosts().keySet()) {
+      brokers.add(new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id)));
+    }
+    Map<ConfigResource, Config> configs =
+        get(admin.describeConfigs(brokers).all(), "describe the broker configs");
+    List<String> enabling = new ArrayList<>();
+    configs.forEach(
+        (resource, config) -> {
+          ConfigEntry entry = config.get(UNCLEAN_LEADER_ELECTION);
+          if (entry != null && Boolean.parseBoolean(entry.value())) {
+            enabling.add("broker " + resource.name() + " (" + entry.source() + ")");
+          }
+        });
+    enabling.sort(null);
+    return enabling.isEmpty()
+        ? ""
+        : "default " + UNCLEAN_LEADER_ELECTION + "=true on " + String.join(", ", enabling);
+  }
+
+  /**
+   * Creates topics with {@link #mirrorTopicConfigs} (an existing one is fine: its configs are
+   * checked when it is stopped).
+   */
   public void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
       throws KafkaCallException {
     List<NewTopic> topics = new ArrayList<>();
-    partitionCounts.forEach((t, n) -> topics.add(new NewTopic(t, n, replicationFactor)));
+    Map<String, String> configs = mirrorTopicConfigs(replicationFactor);
+    partitionCounts.forEach(
+        (t, n) -> topics.add(new NewTopic(t, n, replicationFactor).configs(configs)));
     try {
       admin.createTopics(topics).all().get(timeoutMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {

@@ -225,9 +225,19 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     Map<dev.kafkamirror.operator.core.PartitionKey, String> lastErrors = new HashMap<>();
     Map<Action, Long> callsByAction = new EnumMap<>(Action.class);
     boolean stopRecorded = previous.getStopStartedAt() != null;
+    boolean allowUnclean =
+        cr.getSpec().getStop() != null
+            && Boolean.TRUE.equals(cr.getSpec().getStop().getAllowUncleanLeaderElection());
+    Map<String, String> uncleanElectionTopics = Map.of();
     try {
       if (target != MirrorIntent.Target.STOPPED) {
         createMissingTopics(ref, mirror, destination);
+      }
+      // A stop must not write a barrier that an unclean leader election could truncate away: read
+      // the mirror topics' effective setting once per reconcile (fail closed: an error is recorded
+      // as a destination error and nothing is called).
+      if (target == MirrorIntent.Target.STOPPED && !allowUnclean) {
+        uncleanElectionTopics = destination.uncleanLeaderElectionTopics(mirror.topics());
       }
       LOG.debug("clusterMirror={} spec resolved, destination admin ready", ref);
       boolean observeAgain = true;
@@ -237,7 +247,12 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         long observedNanos = System.nanoTime() - observeStarted;
         plan =
             FailoverPlanner.plan(
-                intent, observation.partitions(), catchUpElapsedMs(previous), catchUpTimeoutMs);
+                intent,
+                observation.partitions(),
+                catchUpElapsedMs(previous),
+                catchUpTimeoutMs,
+                uncleanElectionTopics,
+                allowUnclean);
         if (!plan.refusals().isEmpty() || !plan.hasWork()) {
           observeAgain = false;
           break;
@@ -270,7 +285,12 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         observation = driver.observe(mirror, destination, target != MirrorIntent.Target.STOPPED);
         plan =
             FailoverPlanner.plan(
-                intent, observation.partitions(), catchUpElapsedMs(previous), catchUpTimeoutMs);
+                intent,
+                observation.partitions(),
+                catchUpElapsedMs(previous),
+                catchUpTimeoutMs,
+                uncleanElectionTopics,
+                allowUnclean);
       }
     } catch (ClusterAdmin.KafkaCallException e) {
       callsByAction.forEach(metrics::controlCalls);
@@ -338,7 +358,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
               ? new PartitionDecision(d.key(), d.action(), d.phase(), d.step(), error)
               : d);
     }
-    return new FailoverPlan(decisions, plan.refusals(), plan.catchUp());
+    return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
   }
 
   private void createMissingTopics(String ref, ResolvedMirror mirror, ClusterAdmin destination)

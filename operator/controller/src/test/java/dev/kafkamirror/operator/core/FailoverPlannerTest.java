@@ -288,4 +288,75 @@ class FailoverPlannerTest {
     assertThat(plan.decisions().get(0).phase()).isEqualTo(PartitionPhase.MIRRORING);
     assertThat(plan.decisions().get(0).message()).contains("[3]", "orders-0");
   }
+
+  @Test
+  void aMirrorWhosePluginFoundAnotherSourceClusterIsFailedAndNeverMirroring() {
+    // Given a leader whose plugin stopped fetching because the source reports another cluster id
+    PartitionObservation o =
+        described(
+            0,
+            new PartitionObservation.Mirror(
+                "orders",
+                "SOURCE_MISMATCH",
+                SOURCE,
+                SOURCE,
+                -1L,
+                -1L,
+                "source broker 1 reports cluster id "
+                    + OTHER_SOURCE
+                    + " but orders-0 mirrors "
+                    + SOURCE),
+            null);
+
+    // When Mirroring is planned
+    FailoverPlan plan =
+        FailoverPlanner.plan(intent(MirrorIntent.Target.MIRRORING), List.of(o), null, 1_000);
+
+    // Then it is FAILED, nothing is called, and the message names both cluster ids
+    PartitionDecision d = plan.decisions().get(0);
+    assertThat(d.phase()).isEqualTo(PartitionPhase.FAILED);
+    assertThat(d.action()).isEqualTo(Action.NONE);
+    assertThat(d.message()).contains(OTHER_SOURCE, SOURCE, "orders-0");
+
+    // And a stop may still proceed (nothing from the other cluster was appended)
+    FailoverPlan stop = FailoverPlanner.plan(STOP, List.of(o), null, 1_000);
+    assertThat(stop.decisions().get(0).action()).isEqualTo(Action.REMOVE_FETCHERS);
+  }
+
+  @Test
+  void aStopOnATopicThatAllowsUncleanElectionWaitsUnlessTheSpecOverridesIt() {
+    // Given a mirroring partition of a topic whose unclean leader election is enabled, and a
+    // stopped one of the same topic
+    PartitionObservation mirroring = described(0, mirror("MIRRORING", 0), null);
+    PartitionObservation stopped = described(1, mirror("STOPPED", 0), stop("STOPPED", 120L));
+    java.util.Map<String, String> unclean = java.util.Map.of("orders", "topic config");
+
+    // When a stop is planned
+    FailoverPlan plan =
+        FailoverPlanner.plan(STOP, List.of(mirroring, stopped), null, 1_000, unclean, false);
+
+    // Then nothing destructive is called: the unstopped partition waits with a reason naming the
+    // topic, and the plan carries the hazard
+    assertThat(plan.decisions())
+        .extracting(PartitionDecision::action)
+        .containsExactly(Action.WAIT, Action.NONE);
+    assertThat(plan.decisions().get(0).message()).contains("orders-0", "unclean leader election");
+    assertThat(plan.stopHazards())
+        .singleElement()
+        .asString()
+        .contains("orders", "topic config", "spec.stop.allowUncleanLeaderElection");
+    assertThat(plan.hasWork()).isFalse();
+
+    // And with the override the stop proceeds
+    FailoverPlan overridden =
+        FailoverPlanner.plan(STOP, List.of(mirroring, stopped), null, 1_000, unclean, true);
+    assertThat(overridden.decisions().get(0).action()).isEqualTo(Action.REMOVE_FETCHERS);
+    assertThat(overridden.stopHazards()).isEmpty();
+
+    // And mirroring is not held back by the setting
+    FailoverPlan mirroringPlan =
+        FailoverPlanner.plan(
+            intent(MirrorIntent.Target.MIRRORING), List.of(mirroring), null, 1_000, unclean, false);
+    assertThat(mirroringPlan.stopHazards()).isEmpty();
+  }
 }

@@ -199,4 +199,64 @@ class StatusComputerTest {
     assertThat(condition(s, "Stopped").getReason()).isEqualTo(Reasons.WAITING_FOR_CATCH_UP);
     assertThat(s.getStopStartedAt()).isNull();
   }
+
+  @Test
+  void aSourceMismatchInThePluginIsDegradedAndNotMirroring() {
+    // Given one partition mirroring and one whose plugin stopped fetching from another cluster
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null),
+            described(
+                1,
+                new PartitionObservation.Mirror(
+                    "orders",
+                    "SOURCE_MISMATCH",
+                    Observations.SOURCE,
+                    Observations.SOURCE,
+                    -1L,
+                    -1L,
+                    "source reports cluster id " + Observations.OTHER_SOURCE),
+                null));
+
+    // When the status is computed for Mirroring
+    ClusterMirrorStatus s = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+
+    // Then Degraded with SourceClusterMismatch, never Mirroring=True, the partition FAILED
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getReason()).isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
+    assertThat(condition(s, "Degraded").getMessage()).contains(Observations.OTHER_SOURCE);
+    assertThat(condition(s, "Mirroring").getStatus()).isEqualTo("False");
+    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
+    assertThat(s.getPartitionCounts().getMirroring()).isEqualTo(1);
+    assertThat(s.getPartitionCounts().getFailed()).isEqualTo(1);
+  }
+
+  @Test
+  void aStopHeldBackByUncleanElectionIsDegradedWithItsOwnReason() {
+    // Given a mirroring partition of a topic that allows unclean leader election
+    List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 0), null));
+    FailoverPlan plan =
+        FailoverPlanner.plan(
+            intent(MirrorIntent.Target.STOPPED),
+            os,
+            null,
+            1_000,
+            java.util.Map.of("orders", "topic config"),
+            false);
+
+    // When the status is computed
+    ClusterMirrorStatus s =
+        StatusComputer.compute(
+            new StatusInputs(1, MirrorIntent.Target.STOPPED, plan, os, null, null, null, 1_000),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then Degraded says why and what to do; the stop has not started
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getReason())
+        .isEqualTo(Reasons.UNCLEAN_LEADER_ELECTION_ENABLED);
+    assertThat(condition(s, "Degraded").getMessage())
+        .contains("orders", "unclean.leader.election.enable=false");
+    assertThat(condition(s, "Stopped").getStatus()).isEqualTo("False");
+    assertThat(s.getStopStartedAt()).isNull();
+  }
 }

@@ -22,6 +22,15 @@ public class StopPolicy {
       "AfterCatchUp only: how long to wait for zero lag before reporting, in seconds.")
   private Integer catchUpTimeoutSeconds = 300;
 
+  @Default("false")
+  @JsonPropertyDescription(
+      "Stop even though a mirror topic on the destination allows unclean leader election (the topic's"
+          + " unclean.leader.election.enable, or the brokers' default, is true). An unclean election can"
+          + " truncate the MIRROR_PID_RESET barrier away and bring mirrored producer state back. By"
+          + " default (false) such a stop waits, Degraded with reason UncleanLeaderElectionEnabled, until"
+          + " the setting is false or this override is true.")
+  private Boolean allowUncleanLeaderElection = false;
+
   public StopMode getMode() {
     return mode;
   }
@@ -36,5 +45,13 @@ public class StopPolicy {
 
   public void setCatchUpTimeoutSeconds(Integer catchUpTimeoutSeconds) {
     this.catchUpTimeoutSeconds = catchUpTimeoutSeconds;
+  }
+
+  public Boolean getAllowUncleanLeaderElection() {
+    return allowUncleanLeaderElection;
+  }
+
+  public void setAllowUncleanLeaderElection(Boolean allowUncleanLeaderElection) {
+    this.allowUncleanLeaderElection = allowUncleanLeaderElection;
   }
 }
