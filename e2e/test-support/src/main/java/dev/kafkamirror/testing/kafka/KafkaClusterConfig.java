@@ -137,6 +137,14 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /** Adds one JVM argument (a test-only system property, say) to the defaults of every node. */
+    public Builder jvmArg(String arg) {
+      List<String> args = new java.util.ArrayList<>(jvmArgs);
+      args.add(arg);
+      this.jvmArgs = List.copyOf(args);
+      return this;
+    }
+
     public Builder jvmArgs(List<String> args) {
       this.jvmArgs = List.copyOf(args);
       return this;

@@ -1,6 +1,7 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
 import dev.kafkamirror.broker.agent.BarrierLedger;
+import dev.kafkamirror.broker.agent.TestFaults;
 import dev.kafkamirror.broker.core.producerstate.BarrierSplit;
 import dev.kafkamirror.broker.core.producerstate.BatchSummary;
 import dev.kafkamirror.broker.core.producerstate.InOrderReplay;
@@ -152,6 +153,10 @@ public final class BarrierHooks {
     PENDING.remove();
     TopicPartition tp = pending.log().topicPartition();
     try {
+      TestFaults.beforeAppendReset(
+          tp.toString(),
+          mapEndOffset - 1,
+          BrokerHandles.replicaManager().map(rm -> rm.localBrokerId()).orElse(-1));
       reset(
           tp,
           new KafkaProducerStateTarget(state, pending.log().activeSegment()),
@@ -160,7 +165,8 @@ public final class BarrierHooks {
           pending.value());
     } catch (Throwable t) {
       LOG.error(
-          "{}: could not reset producer state at the barrier ending at offset {}",
+          "{}: could not reset producer state at the barrier ending at offset {}; the partition"
+              + " will not turn writable on this replica (the stop verifies the reset first)",
           tp,
           mapEndOffset - 1,
           t);

@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
+import dev.kafkamirror.broker.agent.TestFaults;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
@@ -13,6 +14,7 @@ import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
 import dev.kafkamirror.broker.core.record.BarrierBatch;
 import dev.kafkamirror.broker.core.record.MirrorPidResetRecord;
 import dev.kafkamirror.broker.core.stop.FencedStopStateException;
+import dev.kafkamirror.broker.core.stop.StopChecks;
 import dev.kafkamirror.broker.core.stop.StopState;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
 import dev.kafkamirror.broker.core.stop.StopStep;
@@ -72,6 +74,10 @@ import scala.Option;
 public final class KafkaStopSequence {
 
   private static final long POLL_MS = 5L;
+
+  /** See {@link #lockOf}; one small object per mirror partition ever stopped here. */
+  private static final Map<TopicPartition, Object> PARTITION_LOCKS =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** One partition of a call, resolved on this broker. */
   private record Target(
@@ -242,20 +248,23 @@ public final class KafkaStopSequence {
       Target t = e.getKey();
       try {
         long target = e.getValue();
-        if (t.log().logEndOffset() > target) {
-          t.partition().truncateTo(target, false);
-          realignLeaderEpochStart(t.partition(), t.log().logEndOffset());
-          BrokerHandles.completeDelayedFetches(t.tp());
+        synchronized (lockOf(t.tp())) {
+          if (t.log().logEndOffset() > target) {
+            if (base.get(t).step() == StopStep.TRUNCATING) {
+              TestFaults.crashPoint(
+                  TestFaults.CrashPoint.AFTER_TRUNCATING_RECORDED,
+                  t.tp() + " truncating to offset " + target);
+            }
+            t.partition().truncateTo(target, false);
+            realignLeaderEpochStart(t.partition(), t.log().logEndOffset());
+            BrokerHandles.completeDelayedFetches(t.tp());
+          }
         }
         int[] counts = KafkaPartitionControl.producerCounts(t.log());
-        if (counts[1] > 0 && BarrierHooks.ruleEnabled()) {
-          throw new PartitionOperationException(
-              Code.INTERNAL,
-              t.tp()
-                  + ": "
-                  + counts[1]
-                  + " transaction(s) still open after truncating to offset "
-                  + target);
+        Optional<String> open =
+            StopChecks.openTransactionsAfterTruncation(t.tp().toString(), counts[1], target);
+        if (open.isPresent() && BarrierHooks.ruleEnabled()) {
+          throw new PartitionOperationException(Code.INTERNAL, open.get());
         }
         StopState durable = base.get(t);
         if (!durable.step().atLeast(StopStep.TRUNCATED)) {
@@ -358,40 +367,12 @@ public final class KafkaStopSequence {
           appendedNow.put(t, false);
           continue;
         }
-        long existing =
-            KafkaPartitionControl.lastBatchBarrierOffset(t.log(), ref.sourceClusterId());
-        if (existing >= durable.truncatedToOffset()) {
-          written.put(t, existing);
-          appendedNow.put(t, false);
-          continue;
+        // One barrier however many callers: two operators (a zombie Lease holder and its
+        // successor) may call this step on the same partition at once; the check and the append
+        // happen under one lock per partition, so the second caller finds the first one's barrier.
+        synchronized (lockOf(t.tp())) {
+          appendBarrierUnlessPresent(t, durable, ref, written, appendedNow);
         }
-        long leo = t.log().logEndOffset();
-        if (leo != durable.truncatedToOffset()) {
-          throw new PartitionOperationException(
-              Code.INVALID_STATE,
-              t.tp()
-                  + ": the log ends at offset "
-                  + leo
-                  + ", not at the recorded truncation offset "
-                  + durable.truncatedToOffset()
-                  + " (a replica that became leader has not truncated yet); call truncate again");
-        }
-        MemoryRecords barrier =
-            MemoryRecords.readableRecords(
-                BarrierBatch.build(
-                    MirrorPidResetRecord.of(ref.sourceClusterId()), System.currentTimeMillis()));
-        LogAppendInfo info =
-            t.partition()
-                .appendRecordsToLeader(
-                    barrier,
-                    AppendOrigin.COORDINATOR,
-                    -1,
-                    RequestLocal.noCaching(),
-                    VerificationGuard.SENTINEL,
-                    (short) 0);
-        written.put(t, info.lastOffset());
-        appendedNow.put(t, true);
-        BrokerHandles.completeDelayedFetches(t.tp());
       } catch (PartitionOperationException e) {
         out.put(ref, StepOutcome.failed(ref, e));
       } catch (NotLeaderOrFollowerException e) {
@@ -417,6 +398,66 @@ public final class KafkaStopSequence {
                     Code.INTERNAL, ref.key() + ": the barrier failed: " + e, e)));
       }
     }
+    return awaitBarriersAndRecord(refs, out, written, appendedNow, store, deadline, timeoutMs);
+  }
+
+  /**
+   * Appends the barrier at the recorded truncation offset unless the log already ends with it; the
+   * caller holds the partition's lock.
+   */
+  private static void appendBarrierUnlessPresent(
+      Target t,
+      StopState durable,
+      PartitionRef ref,
+      Map<Target, Long> written,
+      Map<Target, Boolean> appendedNow)
+      throws PartitionOperationException, IOException {
+    long existing = KafkaPartitionControl.lastBatchBarrierOffset(t.log(), ref.sourceClusterId());
+    if (existing >= durable.truncatedToOffset()) {
+      written.put(t, existing);
+      appendedNow.put(t, false);
+      return;
+    }
+    long leo = t.log().logEndOffset();
+    if (leo != durable.truncatedToOffset()) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE,
+          t.tp()
+              + ": the log ends at offset "
+              + leo
+              + ", not at the recorded truncation offset "
+              + durable.truncatedToOffset()
+              + " (a replica that became leader has not truncated yet); call truncate again");
+    }
+    MemoryRecords barrier =
+        MemoryRecords.readableRecords(
+            BarrierBatch.build(
+                MirrorPidResetRecord.of(ref.sourceClusterId()), System.currentTimeMillis()));
+    LogAppendInfo info =
+        t.partition()
+            .appendRecordsToLeader(
+                barrier,
+                AppendOrigin.COORDINATOR,
+                -1,
+                RequestLocal.noCaching(),
+                VerificationGuard.SENTINEL,
+                (short) 0);
+    written.put(t, info.lastOffset());
+    appendedNow.put(t, true);
+    TestFaults.crashPoint(
+        TestFaults.CrashPoint.AFTER_BARRIER_APPENDED,
+        t.tp() + " barrier appended at offset " + info.lastOffset());
+    BrokerHandles.completeDelayedFetches(t.tp());
+  }
+
+  private List<StepOutcome> awaitBarriersAndRecord(
+      List<PartitionRef> refs,
+      Map<PartitionRef, StepOutcome> out,
+      Map<Target, Long> written,
+      Map<Target, Boolean> appendedNow,
+      StopStateStore store,
+      long deadline,
+      long timeoutMs) {
     // acks=all: every barrier must be below the high watermark, i.e. on every in-sync replica.
     List<StopState> writes = new ArrayList<>();
     Map<StopState, Target> writers = new HashMap<>();
@@ -502,6 +543,7 @@ public final class KafkaStopSequence {
                     + (durable == null ? "none" : durable.step())
                     + ")");
           }
+          requireResetVerified(t, durable.barrierOffset());
           ready.add(t);
           continue;
         }
@@ -516,6 +558,9 @@ public final class KafkaStopSequence {
                   + t.log().highWatermark()
                   + "; call barrier again to wait for it");
         }
+        // A reset that did not happen is never reported as done: STOPPED is recorded only when
+        // this leader's producer state holds nothing from before the barrier.
+        requireResetVerified(t, durable.barrierOffset());
         ready.add(t);
         if (durable.step() != StopStep.STOPPED) {
           StopState s =
@@ -538,6 +583,11 @@ public final class KafkaStopSequence {
         writable.add(t);
       }
     }
+    if (!writes.isEmpty() && !writable.isEmpty()) {
+      TestFaults.crashPoint(
+          TestFaults.CrashPoint.AFTER_STOPPED_RECORDED,
+          "STOPPED recorded for " + writable.stream().map(Target::tp).toList());
+    }
     // STOPPED is durable: only now may clients write.
     MirrorRegistry.instance()
         .advanceAll(writable.stream().map(Target::tp).toList(), MirrorState.STOPPED);
@@ -547,7 +597,19 @@ public final class KafkaStopSequence {
     return ordered(refs, out);
   }
 
-  /** The durable stop fields of a local partition, for describe; empty when none. */
+  /** How long describe waits for the stop state to be read up to date after a leader change. */
+  private static final long DESCRIBE_SYNC_MS = 2_000L;
+
+  /**
+   * The durable stop fields of a local partition, for describe; empty when none.
+   *
+   * <p>Monotonic: a leader answers from a table it has read up to date in its current leader epoch
+   * (see {@link StopStateStore#isCurrentAsLeader}), so it never reports an earlier step than any
+   * leader reported before (a new leader's reader could otherwise still be behind the records its
+   * predecessor wrote). The first describe after a leader change syncs once for every partition
+   * this broker leads whose stop has begun; when that sync fails the answer says so ({@code
+   * stateCurrent} false, {@code stateError}).
+   */
   static Map<String, Object> describeStop(TopicPartition tp, UnifiedLog log) {
     Optional<MirrorEntry> entry = MirrorRegistry.instance().entry(tp);
     Optional<StopStateStore> store = StopStateStore.ifStarted();
@@ -555,11 +617,78 @@ public final class KafkaStopSequence {
     if (entry.isEmpty() || store.isEmpty() || topicId.isEmpty()) {
       return Map.of();
     }
-    return store
-        .get()
-        .get(new StopStateKey(entry.get().mirrorName(), topicId.get().toString(), tp.partition()))
-        .map(KafkaStopSequence::fields)
-        .orElse(Map.of());
+    StopStateKey key =
+        new StopStateKey(entry.get().mirrorName(), topicId.get().toString(), tp.partition());
+    String stale = syncIfNewLeader(store.get(), tp, entry.get(), key);
+    Map<String, Object> fields =
+        store.get().get(key).map(KafkaStopSequence::fields).orElse(Map.of());
+    Optional<String> resetFailure = ResetCheck.lastFailure(tp);
+    if (fields.isEmpty() || (resetFailure.isEmpty() && stale == null)) {
+      return fields;
+    }
+    Map<String, Object> more = new LinkedHashMap<>(fields);
+    // This replica refused to turn writable: its reset could not be verified.
+    resetFailure.ifPresent(f -> more.put("resetCheckError", f));
+    if (stale != null) {
+      more.put("stateCurrent", false);
+      more.put("stateError", stale);
+    }
+    return more;
+  }
+
+  /**
+   * Syncs the store once when this broker leads {@code tp} in a leader epoch it has not synced in,
+   * for every such partition of its registry whose stop has begun; the error when that fails.
+   */
+  private static String syncIfNewLeader(
+      StopStateStore store, TopicPartition tp, MirrorEntry entry, StopStateKey key) {
+    Optional<Partition> partition = onlinePartition(tp);
+    if (partition.isEmpty()
+        || !partition.get().isLeader()
+        || !stopBegun(entry)
+        || store.isCurrentAsLeader(key, partition.get().getLeaderEpoch())) {
+      return null;
+    }
+    Map<StopStateKey, Integer> toSync = new HashMap<>();
+    for (Map.Entry<TopicPartition, MirrorEntry> e : MirrorRegistry.instance().all().entrySet()) {
+      if (!stopBegun(e.getValue())) {
+        continue;
+      }
+      Optional<Partition> p = onlinePartition(e.getKey());
+      if (p.isEmpty() || !p.get().isLeader() || p.get().log().isEmpty()) {
+        continue;
+      }
+      Optional<Uuid> id = p.get().log().get().topicId();
+      if (id.isEmpty()) {
+        continue;
+      }
+      StopStateKey k =
+          new StopStateKey(e.getValue().mirrorName(), id.get().toString(), e.getKey().partition());
+      int epoch = p.get().getLeaderEpoch();
+      if (!store.isCurrentAsLeader(k, epoch)) {
+        toSync.put(k, epoch);
+      }
+    }
+    toSync.put(key, partition.get().getLeaderEpoch());
+    try {
+      store.syncAsLeader(toSync, DESCRIBE_SYNC_MS);
+      return null;
+    } catch (StopStateUnavailableException e) {
+      return e.getMessage();
+    }
+  }
+
+  private static boolean stopBegun(MirrorEntry entry) {
+    return entry.state() != MirrorState.MIRRORING && entry.state() != MirrorState.PAUSED;
+  }
+
+  private static Optional<Partition> onlinePartition(TopicPartition tp) {
+    return BrokerHandles.replicaManager()
+        .flatMap(
+            rm -> {
+              Option<Partition> p = rm.onlinePartition(tp);
+              return p.isDefined() ? Optional.of(p.get()) : Optional.empty();
+            });
   }
 
   private static Map<String, Object> fields(StopState s) {
@@ -588,6 +717,24 @@ public final class KafkaStopSequence {
       out.put("stop", stop);
     }
     return out;
+  }
+
+  /**
+   * Refuses, with {@link Code#INVALID_STATE}, to let {@code t} turn writable on this replica unless
+   * its producer state holds nothing from before the barrier at {@code barrierOffset} ({@link
+   * ResetCheck}).
+   */
+  private static void requireResetVerified(Target t, long barrierOffset)
+      throws PartitionOperationException {
+    Optional<String> refusal = ResetCheck.refusal(t.tp(), t.log(), barrierOffset);
+    if (refusal.isPresent()) {
+      throw new PartitionOperationException(Code.INVALID_STATE, refusal.get());
+    }
+  }
+
+  /** The lock that serialises this broker's destructive stop actions on one partition. */
+  private static Object lockOf(TopicPartition tp) {
+    return PARTITION_LOCKS.computeIfAbsent(tp, k -> new Object());
   }
 
   /**

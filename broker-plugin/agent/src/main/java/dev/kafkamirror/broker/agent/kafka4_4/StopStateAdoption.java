@@ -63,7 +63,11 @@ public final class StopStateAdoption {
     return true;
   }
 
-  /** The recorded stop step of a local mirror partition, if its stop has begun. */
+  /**
+   * The recorded stop step of a local mirror partition, if its stop has begun; a recorded STOPPED
+   * counts only once this replica's reset is verified ({@link ResetCheck}), until then the replica
+   * follows it as STOPPING and stays read-only.
+   */
   private static Optional<StopStep> durableStep(
       StopStateStore store, TopicPartition tp, MirrorEntry entry) {
     Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
@@ -78,8 +82,14 @@ public final class StopStateAdoption {
     if (topicId.isEmpty()) {
       return Optional.empty();
     }
-    return store
-        .get(new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition()))
-        .map(StopState::step);
+    Optional<StopState> durable =
+        store.get(new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition()));
+    if (durable.isPresent()
+        && durable.get().step() == StopStep.STOPPED
+        && ResetCheck.refusal(tp, partition.get().log().get(), durable.get().barrierOffset())
+            .isPresent()) {
+      return Optional.of(StopStep.BARRIER_WRITTEN);
+    }
+    return durable.map(StopState::step);
   }
 }

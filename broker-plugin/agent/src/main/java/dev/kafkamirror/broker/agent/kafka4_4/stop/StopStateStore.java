@@ -51,6 +51,11 @@ import org.slf4j.LoggerFactory;
  * gains a leader epoch; later it is the only writer that counts for its partitions (fencing by
  * leader epoch, see {@link StopStateTable}), and its own writes enter the table when acknowledged.
  *
+ * <p>Ordering: the writer sends with one request in flight per connection (not idempotent; see
+ * {@code openClients} for why not), so the records of one data partition land in the order they
+ * were sent, also across retries and concurrent callers; the table never moves a step back within a
+ * leader epoch whichever path (acknowledgement or reader) folds a record first.
+ *
  * <p>Threading: one reader thread owns the consumer; {@link #writeAll} is called by control calls
  * and the fetchers; the table is guarded by {@code this}.
  */
@@ -473,12 +478,21 @@ public final class StopStateStore implements AutoCloseable {
     pp.putAll(clientProperties);
     pp.put("client.id", "cluster-mirror-stop-state-writer-" + brokerId);
     pp.put("acks", "all");
-    // Not idempotent: the plugin must not take producer ids from the cluster it guards. Order still
-    // holds where it matters: one writeAll call writes each key at most once and returns only when
-    // every write is acknowledged, so two writes of one key are never in flight together; a retried
-    // duplicate is the same record.
+    // Writes of one partition's state must land in the order they were sent: compaction keeps the
+    // last record of each (partition, leader epoch) key, so a record that overtook a later one
+    // would become the state that counts after compaction or on a re-read. Two callers (two
+    // operators, or a zombie one) can have writes of the same key in flight at once, so "one
+    // writeAll writes each key once" is not enough. Two ways give order: idempotence, or one
+    // request in flight per connection (a retry is then re-sent before anything later is sent).
+    // This uses the second. Idempotence would take a producer id from this (the destination)
+    // cluster. That is not a safety concern (the state topic is never a mirror partition and
+    // producer state is per partition), but the id would come out of the first block of ids the
+    // destination hands out, the same ids (0, 1, ...) the source's producers have and that the
+    // producer-id collision tests and the demo must draw for a local producer; the state writer
+    // must not change which ids clients of the destination get. A retried duplicate is the same
+    // record next to the original, which the fold treats as a no-op.
     pp.put("enable.idempotence", "false");
-    pp.put("max.in.flight.requests.per.connection", "5");
+    pp.put("max.in.flight.requests.per.connection", "1");
     pp.put("retries", "2147483647");
     pp.put("linger.ms", "5");
     pp.put("delivery.timeout.ms", "30000");

@@ -1,0 +1,150 @@
+package dev.kafkamirror.broker.agent;
+
+import static dev.kafkamirror.broker.agent.StopFixtures.awaitReplicasConverged;
+import static dev.kafkamirror.broker.agent.StopFixtures.barrierOffsets;
+import static dev.kafkamirror.broker.agent.StopFixtures.mirrorOnEveryBroker;
+import static dev.kafkamirror.broker.agent.StopFixtures.replicaBytes;
+import static dev.kafkamirror.broker.agent.StopFixtures.writeWithOpenTransaction;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.broker.agent.TestFaults.CrashPoint;
+import dev.kafkamirror.testing.kafka.KafkaCluster;
+import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
+import dev.kafkamirror.testing.kafka.TestClients;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Crash safety <em>inside</em> a stop step (issue 9 item 7): the leader halts (like kill -9, at a
+ * test-only crash point of {@link TestFaults}) between the TRUNCATING record and the truncation,
+ * between the barrier's append and BARRIER_WRITTEN, and between STOPPED and the partition turning
+ * writable. Driving the whole sequence again from the start must reach STOPPED with one barrier,
+ * the same log on every replica, and nothing committed below the LSO lost: the assertions of {@link
+ * StopSequenceCrashIT}.
+ */
+class StopStepCrashPointIT {
+
+  private static Path crashPointFile;
+  private static KafkaCluster source;
+  private static KafkaCluster destination;
+
+  @BeforeAll
+  static void start() throws Exception {
+    crashPointFile = Files.createTempDirectory("cmo-crash-points").resolve("crash-point");
+    source = KafkaCluster.start(KafkaClusterConfig.builder("crashpoint-src").build());
+    destination =
+        KafkaCluster.start(
+            AgentClusters.withAgent("crashpoint-dest")
+                .controllerPlusBrokers(3)
+                .jvmArg("-D" + TestFaults.CRASH_POINT_FILE + "=" + crashPointFile)
+                .build());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (destination != null) {
+      destination.close();
+    }
+    if (source != null) {
+      source.close();
+    }
+    if (crashPointFile != null) {
+      Files.deleteIfExists(crashPointFile);
+      Files.deleteIfExists(crashPointFile.getParent());
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(CrashPoint.class)
+  void aLeaderThatCrashesInsideAStepLeavesAStopThatResumesToStoppedWithOneBarrier(CrashPoint point)
+      throws Exception {
+    String topic = "crashpoint-" + point.fileContent();
+    TopicPartition tp = new TopicPartition(topic, 0);
+    // Given a mirrored partition (RF=3) with a transaction open on the source
+    source.createTopic(topic, 1, 1, Map.of());
+    destination.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
+    StopFixtures.SourceData data = writeWithOpenTransaction(source, topic, topic);
+    try {
+      mirrorOnEveryBroker(source, destination, "m-" + topic, topic, data.logEndOffset());
+    } finally {
+      data.openTransaction().close(Duration.ZERO);
+    }
+    StopDriver driver = new StopDriver(destination, source.clusterId());
+    String crashingStep = stepOf(point);
+    String stepBefore = StopDriver.STEPS.get(StopDriver.STEPS.indexOf(crashingStep) - 1);
+    driver.stopUpTo(List.of(tp), stepBefore);
+
+    // When the leader halts inside the step, at the crash point
+    Files.writeString(crashPointFile, point.fileContent(), StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> driver.step(crashingStep, List.of(tp)))
+        .as("the call that reached " + point)
+        .hasMessageContaining("failed");
+    int crashed =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    destination.brokerIds().stream()
+                        .filter(b -> !destination.node(b).isRunning())
+                        .findFirst()
+                        .orElse(-1),
+                b -> b > 0);
+    assertThat(crashPointFile).as("a crash point fires once").doesNotExist();
+    assertThat(Files.readString(destination.node(crashed).outputFile()))
+        .contains("test crash point " + point.fileContent() + " reached");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> destination.leaderOf(tp) != crashed);
+    // And the whole sequence is driven again from the start, then the broker comes back
+    driver.stop(List.of(tp));
+    destination.restartBroker(crashed);
+
+    // Then the partition is STOPPED, with the barrier at the LSO of the source
+    JsonNode stop = driver.describeOnLeaders(List.of(tp)).get(tp).get("stop");
+    assertThat(stop.get("step").asText()).isEqualTo("STOPPED");
+    assertThat(stop.get("truncatedToOffset").asLong()).isEqualTo(data.lastStableOffset());
+    assertThat(stop.get("barrierOffset").asLong()).isEqualTo(data.lastStableOffset());
+    // And every replica holds the same bytes and exactly one barrier
+    awaitReplicasConverged(destination, tp);
+    byte[] reference = replicaBytes(destination, destination.leaderOf(tp), tp);
+    for (int broker : destination.brokerIds()) {
+      assertThat(replicaBytes(destination, broker, tp))
+          .as("replica on broker " + broker)
+          .isEqualTo(reference);
+      assertThat(barrierOffsets(destination, broker, tp))
+          .as("barriers on broker " + broker)
+          .containsExactly(data.lastStableOffset());
+    }
+    // And nothing committed below the LSO is missing, nothing else is visible
+    assertThat(
+            TestClients.values(
+                TestClients.readAll(
+                    destination.bootstrapServers(),
+                    topic,
+                    IsolationLevel.READ_COMMITTED,
+                    Duration.ofSeconds(60))))
+        .containsExactlyElementsOf(data.committedBelowLso());
+  }
+
+  private static String stepOf(CrashPoint point) {
+    return switch (point) {
+      case AFTER_TRUNCATING_RECORDED -> "truncate";
+      case AFTER_BARRIER_APPENDED -> "barrier";
+      case AFTER_STOPPED_RECORDED -> "make-writable";
+    };
+  }
+}
