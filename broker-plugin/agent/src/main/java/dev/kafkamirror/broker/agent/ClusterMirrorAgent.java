@@ -147,11 +147,7 @@ public final class ClusterMirrorAgent {
         .ifPresent(
             listener -> {
               try {
-                endpoint =
-                    ControlEndpoint.start(
-                        listener,
-                        config.controlSecret().orElseThrow(),
-                        new KafkaPartitionControl());
+                endpoint = ControlEndpoint.start(config, new KafkaPartitionControl());
               } catch (Exception e) {
                 LOG.error(
                     "cluster mirror agent: control endpoint {} could not start; the barrier rule stays installed",

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.contract.ControlCall;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -103,27 +104,31 @@ class BarrierReplicationIT {
         "{\"partitions\":[{\"topic\":\"refusals\",\"partition\":0,\"sourceClusterId\":\"A\"}]}";
 
     // No secret, a wrong secret: 401 and nothing written
-    assertThat(MirrorOps.control(cluster, leader).postRaw("/v1/barrier", body, null).status())
+    assertThat(
+            MirrorOps.control(cluster, leader)
+                .postRaw(ControlCall.BARRIER.path(), body, null)
+                .status())
         .isEqualTo(401);
     assertThat(
             MirrorOps.control(cluster, leader)
-                .postRaw("/v1/barrier", body, "wrong-secret-0123456789")
+                .postRaw(ControlCall.BARRIER.path(), body, "wrong-secret-0123456789")
                 .status())
         .isEqualTo(401);
     // A malformed body: 400 naming the field
     PluginControlClient.Response malformed =
         MirrorOps.control(cluster, leader)
             .postRaw(
-                "/v1/barrier",
+                ControlCall.BARRIER.path(),
                 "{\"partitions\":[{\"topic\":\"refusals\"}]}",
                 PluginControlClient.TEST_SECRET);
     assertThat(malformed.status()).isEqualTo(400);
-    assertThat(malformed.body().get("error").asText()).contains("partitions[0].partition");
+    assertThat(malformed.body().get("error").get("message").asText())
+        .contains("partitions[0].partition");
     // A barrier without source: 400
     assertThat(
             MirrorOps.control(cluster, leader)
                 .postRaw(
-                    "/v1/barrier",
+                    ControlCall.BARRIER.path(),
                     "{\"partitions\":[{\"topic\":\"refusals\",\"partition\":0}]}",
                     PluginControlClient.TEST_SECRET)
                 .status())

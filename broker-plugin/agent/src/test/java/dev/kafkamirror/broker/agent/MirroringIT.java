@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.contract.ControlCall;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -108,17 +109,17 @@ class MirroringIT {
         .hasMessageContaining("read-only mirror of a-to-b");
 
     // And paused, B does not follow A; resumed, it catches up
-    control.mirrorTransition("pause", topic, 0);
+    control.call(ControlCall.PAUSE, topic, null, 0);
     committed.addAll(writeIdempotent(topic, "a-during-pause", 5));
     Thread.sleep(1_000);
     assertThat(describe(topic).get("logEndOffset").asLong()).isLessThan(sourceLogEnd(topic));
-    control.mirrorTransition("resume", topic, 0);
+    control.call(ControlCall.RESUME, topic, null, 0);
     awaitCaughtUp(topic);
 
     // When B fails over: fetchers removed, barrier naming A, writable
     assertThat(
             control
-                .mirrorTransition("remove-fetchers", topic, 0)
+                .call(ControlCall.REMOVE_FETCHERS, topic, null, 0)
                 .result(topic, 0)
                 .get("state")
                 .asText())
@@ -136,7 +137,7 @@ class MirroringIT {
     assertThat(barrier.has("error")).as(barrier.toString()).isFalse();
     assertThat(
             control
-                .mirrorTransition("make-writable", topic, 0)
+                .call(ControlCall.MAKE_WRITABLE, topic, null, 0)
                 .result(topic, 0)
                 .get("state")
                 .asText())

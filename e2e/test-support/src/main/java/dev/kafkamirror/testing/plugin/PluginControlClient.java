@@ -2,6 +2,10 @@ package dev.kafkamirror.testing.plugin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlHeaders;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.Fields;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,11 +13,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A test client of the broker plugin's control endpoint (HTTP + JSON, bearer secret). */
+/**
+ * A test client of the broker plugin's control endpoint (HTTP + JSON, bearer secret); calls, bodies
+ * and field names are the contract's ({@link ControlCall}, {@link ControlRequest}, {@link Fields}).
+ */
 public final class PluginControlClient {
 
   /** The broker property naming the control listener. */
@@ -25,14 +31,31 @@ public final class PluginControlClient {
   /** The secret the tests configure. */
   public static final String TEST_SECRET = "test-secret-0123456789abcdef";
 
+  /** The broker property that allows a plain-HTTP control endpoint. */
+  public static final String INSECURE_PLAINTEXT_PROPERTY =
+      "cluster.mirror.control.insecure.plaintext";
+
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private final HttpClient http;
   private final String baseUrl;
   private final String secret;
 
+  /** A client of a plain-HTTP endpoint ({@value #INSECURE_PLAINTEXT_PROPERTY}=true). */
   public PluginControlClient(String hostPort, String secret) {
-    this.baseUrl = "http://" + hostPort;
+    this(hostPort, secret, null);
+  }
+
+  /** A client of a TLS endpoint trusted by {@code tls}; plain HTTP when {@code tls} is null. */
+  public PluginControlClient(String hostPort, String secret, javax.net.ssl.SSLContext tls) {
+    HttpClient.Builder builder =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(10))
+            .version(HttpClient.Version.HTTP_1_1);
+    if (tls != null) {
+      builder.sslContext(tls);
+    }
+    this.http = builder.build();
+    this.baseUrl = (tls == null ? "http://" : "https://") + hostPort;
     this.secret = secret;
   }
 
@@ -40,8 +63,9 @@ public final class PluginControlClient {
   public record Response(int status, JsonNode body) {
     /** The per-partition result for {@code topic}-{@code partition}. */
     public JsonNode result(String topic, int partition) {
-      for (JsonNode r : body.get("results")) {
-        if (r.get("topic").asText().equals(topic) && r.get("partition").asInt() == partition) {
+      for (JsonNode r : body.get(Fields.RESULTS)) {
+        if (r.get(Fields.TOPIC).asText().equals(topic)
+            && r.get(Fields.PARTITION).asInt() == partition) {
           return r;
         }
       }
@@ -57,10 +81,10 @@ public final class PluginControlClient {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(baseUrl + path))
             .timeout(Duration.ofSeconds(120))
-            .header("Content-Type", "application/json")
+            .header(ControlHeaders.CONTENT_TYPE, ControlHeaders.JSON)
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (secretToSend != null) {
-      request.header("Authorization", "Bearer " + secretToSend);
+      request.header(ControlHeaders.AUTHORIZATION, ControlHeaders.BEARER_PREFIX + secretToSend);
     }
     try {
       HttpResponse<String> response =
@@ -77,25 +101,26 @@ public final class PluginControlClient {
 
   /** Describes partitions. */
   public Response describe(String topic, int... partitions) {
-    return post("/v1/describe", partitions(topic, null, partitions), null);
+    return call(
+        ControlCall.DESCRIBE,
+        ControlRequest.of(ControlRequest.partitions(topic, null, partitions), null));
   }
 
-  /** Writes a barrier on each partition (this broker must lead them). */
   /** Describe of partitions of any topics. */
   public Response describe(
       java.util.Collection<org.apache.kafka.common.TopicPartition> partitions) {
-    List<Map<String, Object>> body = new ArrayList<>();
+    List<ControlRequest.Partition> body = new ArrayList<>();
     for (org.apache.kafka.common.TopicPartition tp : partitions) {
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("topic", tp.topic());
-      entry.put("partition", tp.partition());
-      body.add(entry);
+      body.add(new ControlRequest.Partition(tp.topic(), tp.partition(), null));
     }
-    return post("/v1/describe", body, null);
+    return call(ControlCall.DESCRIBE, ControlRequest.of(body, null));
   }
 
+  /** Writes a barrier on each partition (this broker must lead them): the stop's barrier step. */
   public Response barrier(String topic, String sourceClusterId, int... partitions) {
-    return post("/v1/barrier", partitions(topic, sourceClusterId, partitions), 60_000L);
+    return call(
+        ControlCall.BARRIER,
+        ControlRequest.of(ControlRequest.partitions(topic, sourceClusterId, partitions), 60_000L));
   }
 
   /** Starts mirroring {@code partitions} of {@code topic} from a source cluster. */
@@ -117,28 +142,29 @@ public final class PluginControlClient {
       Map<String, String> sourceProperties,
       String topic,
       int... partitions) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("mirrorName", mirrorName);
-    Map<String, Object> source = new LinkedHashMap<>();
-    source.put("bootstrapServers", sourceBootstrap);
-    if (expectedSourceClusterId != null) {
-      source.put("clusterId", expectedSourceClusterId);
-    }
-    if (!sourceProperties.isEmpty()) {
-      source.put("properties", sourceProperties);
-    }
-    body.put("source", source);
-    body.put("partitions", partitions(topic, null, partitions));
-    try {
-      return postRaw("/v1/mirror/start", MAPPER.writeValueAsString(body), secret);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return call(
+        ControlCall.START_MIRRORING,
+        new ControlRequest(
+            ControlRequest.partitions(topic, null, partitions),
+            null,
+            mirrorName,
+            new ControlRequest.MirrorSource(
+                sourceBootstrap, expectedSourceClusterId, sourceProperties)));
   }
 
-  /** {@code pause}, {@code resume}, {@code remove-fetchers} or {@code make-writable}. */
-  public Response mirrorTransition(String action, String topic, int... partitions) {
-    return post("/v1/mirror/" + action, partitions(topic, null, partitions), null);
+  /**
+   * One call without a source for partitions of one topic; {@code sourceClusterId} is sent with
+   * each partition when not null.
+   */
+  public Response call(ControlCall call, String topic, String sourceClusterId, int... partitions) {
+    return call(
+        call,
+        ControlRequest.of(ControlRequest.partitions(topic, sourceClusterId, partitions), null));
+  }
+
+  /** Sends {@code request} as {@code call}. */
+  public Response call(ControlCall call, ControlRequest request) {
+    return postRaw(call.path(), request.toJson(), secret);
   }
 
   /**
@@ -147,39 +173,25 @@ public final class PluginControlClient {
    * sourceClusterId} is sent with each partition when not null.
    */
   public Response stopStep(String step, String topic, String sourceClusterId, int... partitions) {
-    return post("/v1/stop/" + step, partitions(topic, sourceClusterId, partitions), null);
+    return call(stopCall(step), topic, sourceClusterId, partitions);
   }
 
   /** One step of the stop sequence for any partitions, as {@code topic}/{@code partition} maps. */
   public Response stopStep(String step, List<Map<String, Object>> partitions, long timeoutMs) {
-    return post("/v1/stop/" + step, partitions, timeoutMs);
+    List<ControlRequest.Partition> body = new ArrayList<>();
+    for (Map<String, Object> p : partitions) {
+      body.add(
+          new ControlRequest.Partition(
+              (String) p.get(Fields.TOPIC),
+              ((Number) p.get(Fields.PARTITION)).intValue(),
+              (String) p.get(Fields.SOURCE_CLUSTER_ID)));
+    }
+    return call(stopCall(step), ControlRequest.of(body, timeoutMs));
   }
 
-  private Response post(String path, List<Map<String, Object>> partitions, Long timeoutMs) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("partitions", partitions);
-    if (timeoutMs != null) {
-      body.put("timeoutMs", timeoutMs);
-    }
-    try {
-      return postRaw(path, MAPPER.writeValueAsString(body), secret);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static List<Map<String, Object>> partitions(
-      String topic, String source, int... partitions) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    for (int p : partitions) {
-      Map<String, Object> entry = new LinkedHashMap<>();
-      entry.put("topic", topic);
-      entry.put("partition", p);
-      if (source != null) {
-        entry.put("sourceClusterId", source);
-      }
-      out.add(entry);
-    }
-    return out;
+  private static ControlCall stopCall(String step) {
+    return ControlCall.forPath("/v1/stop/" + step)
+        .filter(ControlCall::isStopStep)
+        .orElseThrow(() -> new IllegalArgumentException("no stop step named " + step));
   }
 }

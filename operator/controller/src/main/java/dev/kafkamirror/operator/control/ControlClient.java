@@ -2,8 +2,12 @@ package dev.kafkamirror.operator.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlHeaders;
+import dev.kafkamirror.contract.ControlLimits;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.io.IOException;
@@ -14,41 +18,26 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The client of the broker plugin's control endpoint: HTTP + JSON, every call a POST with a bearer
- * secret, batched per broker (at most {@value #MAX_PARTITIONS_PER_CALL} partitions per call), one
- * result per partition.
- *
- * <p>Plugins older than the five-step stop sequence serve remove-fetchers, barrier and
- * make-writable under their first names only ({@code /v1/mirror/remove-fetchers}, {@code
- * /v1/barrier}, {@code /v1/mirror/make-writable}); a 404 on a {@code /v1/stop/*} path falls back to
- * them. Truncate and persist-offsets have no older name: a 404 answers UNSUPPORTED.
+ * The client of the broker plugin's control endpoint. Calls, bodies, field names, error codes and
+ * limits are the contract's ({@link ControlCall}, {@link ControlRequest}, {@link Fields}, {@link
+ * PartitionError}, {@link ControlLimits}): every call a POST with a bearer secret, batched per
+ * broker (at most {@link ControlLimits#MAX_PARTITIONS} partitions per call), one result per
+ * partition. A partition carries {@code sourceClusterId} exactly on the calls that require it.
  *
  * <p>Thread-safe: one instance serves every reconcile.
  */
 public final class ControlClient {
 
   /** The plugin's limit per call. */
-  public static final int MAX_PARTITIONS_PER_CALL = 10_000;
-
-  private static final Map<String, String> OLD_NAMES =
-      Map.of(
-          "/v1/stop/remove-fetchers", "/v1/mirror/remove-fetchers",
-          "/v1/stop/barrier", "/v1/barrier",
-          "/v1/stop/make-writable", "/v1/mirror/make-writable");
+  public static final int MAX_PARTITIONS_PER_CALL = ControlLimits.MAX_PARTITIONS;
 
   private final ObjectMapper mapper = new ObjectMapper();
   private final HttpClient http;
   private final long stepTimeoutMs;
-
-  /** Broker address + path pairs known to answer 404, so that the old name is used directly. */
-  private final Set<String> missingPaths = ConcurrentHashMap.newKeySet();
 
   /**
    * @param connectTimeoutMs how long to wait for a TCP connection to a broker's endpoint
@@ -63,20 +52,16 @@ public final class ControlClient {
     this.stepTimeoutMs = stepTimeoutMs;
   }
 
-  /** The source of a mirror, for {@link Action#START_MIRRORING}. */
-  public record MirrorSource(
-      String bootstrapServers, String clusterId, Map<String, String> properties) {}
-
   /** Describes partitions on one broker. */
   public List<ControlResult> describe(
       int brokerId, String address, String secret, List<PartitionKey> partitions) {
-    return post(brokerId, address, secret, "/v1/describe", partitions, null, null, null);
+    return post(brokerId, address, secret, ControlCall.DESCRIBE, partitions, null, null, null);
   }
 
   /**
    * Sends one action for {@code partitions} to one broker.
    *
-   * @param sourceClusterId sent with every partition (persist-offsets and barrier require it)
+   * @param sourceClusterId sent with every partition of the calls that require it
    * @param mirrorName and {@code source}: for START_MIRRORING only
    */
   public List<ControlResult> act(
@@ -87,70 +72,70 @@ public final class ControlClient {
       List<PartitionKey> partitions,
       String sourceClusterId,
       String mirrorName,
-      MirrorSource source) {
-    if (action.path() == null) {
+      ControlRequest.MirrorSource source) {
+    ControlCall call = action.call();
+    if (call == null) {
       throw new IllegalArgumentException("action " + action + " makes no control call");
     }
-    boolean withSource =
-        action == Action.PERSIST_OFFSETS
-            || action == Action.WRITE_BARRIER
-            || action == Action.TRUNCATE;
     return post(
         brokerId,
         address,
         secret,
-        action.path(),
+        call,
         partitions,
-        withSource ? sourceClusterId : null,
-        mirrorName,
-        source);
+        call.sourceClusterIdRequired() ? sourceClusterId : null,
+        call.takesMirrorSource() ? mirrorName : null,
+        call.takesMirrorSource() ? source : null);
   }
 
   private List<ControlResult> post(
       int brokerId,
       String address,
       String secret,
-      String path,
+      ControlCall call,
       List<PartitionKey> partitions,
       String sourceClusterId,
       String mirrorName,
-      MirrorSource source) {
+      ControlRequest.MirrorSource source) {
     List<ControlResult> out = new ArrayList<>();
     for (int from = 0; from < partitions.size(); from += MAX_PARTITIONS_PER_CALL) {
       List<PartitionKey> batch =
           partitions.subList(from, Math.min(partitions.size(), from + MAX_PARTITIONS_PER_CALL));
       out.addAll(
-          postBatch(brokerId, address, secret, path, batch, sourceClusterId, mirrorName, source));
+          postBatch(brokerId, address, secret, call, batch, sourceClusterId, mirrorName, source));
     }
     return out;
+  }
+
+  /** The body of one call, as the contract writes it. */
+  ControlRequest request(
+      List<PartitionKey> batch,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source) {
+    List<ControlRequest.Partition> partitions = new ArrayList<>(batch.size());
+    for (PartitionKey key : batch) {
+      partitions.add(new ControlRequest.Partition(key.topic(), key.partition(), sourceClusterId));
+    }
+    return new ControlRequest(partitions, stepTimeoutMs, mirrorName, source);
   }
 
   private List<ControlResult> postBatch(
       int brokerId,
       String address,
       String secret,
-      String path,
+      ControlCall call,
       List<PartitionKey> batch,
       String sourceClusterId,
       String mirrorName,
-      MirrorSource source) {
-    String effectivePath =
-        missingPaths.contains(address + path) && OLD_NAMES.containsKey(path)
-            ? OLD_NAMES.get(path)
-            : path;
-    if (missingPaths.contains(address + path) && !OLD_NAMES.containsKey(path)) {
-      return allFailed(
-          batch,
-          brokerId,
-          ControlResult.UNSUPPORTED,
-          "broker " + brokerId + " (" + address + ") does not serve " + path);
-    }
-    String body = body(batch, sourceClusterId, mirrorName, source);
+      ControlRequest.MirrorSource source) {
+    String path = call.path();
+    String body = request(batch, sourceClusterId, mirrorName, source).toJson();
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create("http://" + address + effectivePath))
+        HttpRequest.newBuilder(URI.create("http://" + address + path))
             .timeout(Duration.ofMillis(stepTimeoutMs + 15_000L))
-            .header("Content-Type", "application/json")
-            .header("Authorization", "Bearer " + secret)
+            .header(ControlHeaders.CONTENT_TYPE, ControlHeaders.JSON)
+            .header(ControlHeaders.AUTHORIZATION, ControlHeaders.BEARER_PREFIX + secret)
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     HttpResponse<String> response;
@@ -166,10 +151,6 @@ public final class ControlClient {
       Thread.currentThread().interrupt();
       return allFailed(batch, brokerId, ControlResult.UNREACHABLE, "interrupted");
     }
-    if (response.statusCode() == 404 && effectivePath.equals(path)) {
-      missingPaths.add(address + path);
-      return postBatch(brokerId, address, secret, path, batch, sourceClusterId, mirrorName, source);
-    }
     if (response.statusCode() != 200) {
       return allFailed(
           batch,
@@ -180,7 +161,7 @@ public final class ControlClient {
               + " at "
               + address
               + " answered "
-              + effectivePath
+              + path
               + " with HTTP "
               + response.statusCode()
               + ": "
@@ -194,11 +175,12 @@ public final class ControlClient {
           batch,
           brokerId,
           ControlResult.HTTP_ERROR,
-          "broker " + brokerId + " answered " + effectivePath + " with invalid JSON: " + e);
+          "broker " + brokerId + " answered " + path + " with invalid JSON: " + e);
     }
     Map<PartitionKey, JsonNode> byKey = new HashMap<>();
-    for (JsonNode r : root.path("results")) {
-      byKey.put(new PartitionKey(r.path("topic").asText(), r.path("partition").asInt()), r);
+    for (JsonNode r : root.path(Fields.RESULTS)) {
+      byKey.put(
+          new PartitionKey(r.path(Fields.TOPIC).asText(), r.path(Fields.PARTITION).asInt()), r);
     }
     List<ControlResult> out = new ArrayList<>();
     for (PartitionKey key : batch) {
@@ -210,53 +192,24 @@ public final class ControlClient {
                 brokerId,
                 null,
                 ControlResult.MISSING_RESULT,
-                "broker " + brokerId + " returned no result for " + key + " on " + effectivePath));
-      } else if (r.has("error")) {
-        JsonNode error = r.get("error");
-        String code = error.isObject() ? error.path("code").asText("INTERNAL") : "INTERNAL";
-        String message = error.isObject() ? error.path("message").asText() : error.asText();
+                "broker " + brokerId + " returned no result for " + key + " on " + path));
+      } else if (r.has(Fields.ERROR)) {
+        JsonNode error = r.get(Fields.ERROR);
+        String internal = PartitionError.Code.INTERNAL.name();
+        String code = error.isObject() ? error.path(Fields.CODE).asText(internal) : internal;
+        String message = error.isObject() ? error.path(Fields.MESSAGE).asText() : error.asText();
         out.add(
             new ControlResult(
                 key,
                 brokerId,
                 r,
                 code,
-                effectivePath + " on broker " + brokerId + " for " + key + ": " + message));
+                path + " on broker " + brokerId + " for " + key + ": " + message));
       } else {
         out.add(new ControlResult(key, brokerId, r, null, null));
       }
     }
     return out;
-  }
-
-  private String body(
-      List<PartitionKey> batch, String sourceClusterId, String mirrorName, MirrorSource source) {
-    ObjectNode root = mapper.createObjectNode();
-    ArrayNode partitions = root.putArray("partitions");
-    for (PartitionKey key : batch) {
-      ObjectNode p = partitions.addObject();
-      p.put("topic", key.topic());
-      p.put("partition", key.partition());
-      if (sourceClusterId != null) {
-        p.put("sourceClusterId", sourceClusterId);
-      }
-    }
-    root.put("timeoutMs", stepTimeoutMs);
-    if (mirrorName != null) {
-      root.put("mirrorName", mirrorName);
-    }
-    if (source != null) {
-      ObjectNode s = root.putObject("source");
-      s.put("bootstrapServers", source.bootstrapServers());
-      if (source.clusterId() != null) {
-        s.put("clusterId", source.clusterId());
-      }
-      if (source.properties() != null && !source.properties().isEmpty()) {
-        ObjectNode props = s.putObject("properties");
-        new LinkedHashMap<>(source.properties()).forEach(props::put);
-      }
-    }
-    return root.toString();
   }
 
   private static List<ControlResult> allFailed(

@@ -1,24 +1,68 @@
 package dev.kafkamirror.operator.control;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.PartitionObservation;
 
 /**
  * One partition's answer to a control call: the result fields, or an error code and message.
  *
  * @param body the per-partition JSON object (null when the call failed as a whole)
- * @param errorCode the plugin's code (NOT_LEADER, LEADER_MOVED, TIMEOUT, ...), or one of this
- *     client's: UNREACHABLE, HTTP_ERROR, UNSUPPORTED, MISSING_RESULT; null on success
+ * @param errorCode the plugin's {@link dev.kafkamirror.contract.PartitionError.Code} (NOT_LEADER,
+ *     LEADER_MOVED, TIMEOUT, ...), or one of this client's: UNREACHABLE, HTTP_ERROR,
+ *     MISSING_RESULT; null on success
  */
 public record ControlResult(
     PartitionKey key, int brokerId, JsonNode body, String errorCode, String errorMessage) {
 
   public static final String UNREACHABLE = "UNREACHABLE";
   public static final String HTTP_ERROR = "HTTP_ERROR";
-  public static final String UNSUPPORTED = "UNSUPPORTED";
   public static final String MISSING_RESULT = "MISSING_RESULT";
+
+  /**
+   * Binds a describe result by the record components' names, which are the contract's field names
+   * ({@link Fields.Describe}, {@link Fields.Mirror}, {@link Fields.Stop}, {@link
+   * Fields.BarrierReset}; a unit test holds them to it). Fields the operator does not read are
+   * ignored, so that the plugin may add some.
+   */
+  private static final ObjectMapper DESCRIBE_READER =
+      new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
   public boolean ok() {
     return errorCode == null;
+  }
+
+  /**
+   * This successful describe result as the core's plain record.
+   *
+   * @throws IllegalArgumentException when a field has a type the contract does not give it
+   */
+  public PartitionObservation.Described described() {
+    try {
+      PartitionObservation.Described d =
+          DESCRIBE_READER.treeToValue(body, PartitionObservation.Described.class);
+      return new PartitionObservation.Described(
+          body.has(Fields.Describe.LEADER_ID) || body.has(Fields.Describe.STOP),
+          d.role(),
+          d.leaderEpoch(),
+          d.logEndOffset(),
+          d.highWatermark(),
+          d.lastStableOffset(),
+          d.mirror(),
+          d.stop(),
+          d.barrierResets());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "broker "
+              + brokerId
+              + " described "
+              + key
+              + " in a form the contract does not allow: "
+              + e.getOriginalMessage(),
+          e);
+    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.kafkamirror.operator.core;
 
+import dev.kafkamirror.contract.ControlCall;
+
 /**
  * What the operator asks the destination's plugin to do next for one partition. Every action is one
  * idempotent control call; {@link #route} says which brokers receive it.
@@ -9,19 +11,19 @@ public enum Action {
   NONE(null, Route.NONE),
   /** Nothing can be done now (no leader, broker unreachable, waiting for catch-up): look again. */
   WAIT(null, Route.NONE),
-  START_MIRRORING("/v1/mirror/start", Route.ALL_REPLICAS),
-  PAUSE("/v1/mirror/pause", Route.ALL_REPLICAS),
-  RESUME("/v1/mirror/resume", Route.ALL_REPLICAS),
+  START_MIRRORING(ControlCall.START_MIRRORING, Route.ALL_REPLICAS),
+  PAUSE(ControlCall.PAUSE, Route.ALL_REPLICAS),
+  RESUME(ControlCall.RESUME, Route.ALL_REPLICAS),
   /** Stop step 1: no mirror append is in flight afterwards. */
-  REMOVE_FETCHERS("/v1/stop/remove-fetchers", Route.ALL_REPLICAS),
+  REMOVE_FETCHERS(ControlCall.REMOVE_FETCHERS, Route.ALL_REPLICAS),
   /** Stop step 2: the leader truncates to its last stable offset and fences the replicas. */
-  TRUNCATE("/v1/stop/truncate", Route.LEADER),
+  TRUNCATE(ControlCall.TRUNCATE, Route.LEADER),
   /** Stop step 3: the last mirrored offsets and epoch, durably on the destination. */
-  PERSIST_OFFSETS("/v1/stop/persist-offsets", Route.LEADER),
+  PERSIST_OFFSETS(ControlCall.PERSIST_OFFSETS, Route.LEADER),
   /** Stop step 4: the MIRROR_PID_RESET barrier naming the source, acks=all. */
-  WRITE_BARRIER("/v1/stop/barrier", Route.LEADER),
+  WRITE_BARRIER(ControlCall.BARRIER, Route.LEADER),
   /** Stop step 5: STOPPED, writable (the leader first, then the other replicas). */
-  MAKE_WRITABLE("/v1/stop/make-writable", Route.LEADER_THEN_REPLICAS);
+  MAKE_WRITABLE(ControlCall.MAKE_WRITABLE, Route.LEADER_THEN_REPLICAS);
 
   /** Which brokers an action is sent to. */
   public enum Route {
@@ -31,17 +33,22 @@ public enum Action {
     LEADER_THEN_REPLICAS
   }
 
-  private final String path;
+  private final ControlCall call;
   private final Route route;
 
-  Action(String path, Route route) {
-    this.path = path;
+  Action(ControlCall call, Route route) {
+    this.call = call;
     this.route = route;
+  }
+
+  /** The contract's control call, or null when the action calls nothing. */
+  public ControlCall call() {
+    return call;
   }
 
   /** The control endpoint path, or null when the action calls nothing. */
   public String path() {
-    return path;
+    return call == null ? null : call.path();
   }
 
   public Route route() {
@@ -50,7 +57,7 @@ public enum Action {
 
   /** Whether the action is one of the five stop steps. */
   public boolean isStopStep() {
-    return ordinal() >= REMOVE_FETCHERS.ordinal();
+    return call != null && call.isStopStep();
   }
 
   /** Whether the leader must answer the call itself (a follower's answer does not count). */

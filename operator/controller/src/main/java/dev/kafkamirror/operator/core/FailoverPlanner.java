@@ -1,5 +1,7 @@
 package dev.kafkamirror.operator.core;
 
+import dev.kafkamirror.contract.MirrorState;
+import dev.kafkamirror.contract.StopStep;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,7 @@ import java.util.Map;
 public final class FailoverPlanner {
 
   /** The describe state of a mirror whose source reported another cluster id. */
-  public static final String SOURCE_MISMATCH_STATE = "SOURCE_MISMATCH";
+  public static final String SOURCE_MISMATCH_STATE = MirrorState.SOURCE_MISMATCH.name();
 
   private FailoverPlanner() {}
 
@@ -404,22 +406,25 @@ public final class FailoverPlanner {
           StopStep.parse(s.step()) == StopStep.STOPPED
               && s.barrierOffset() != null
               && m != null
-              && "STOPPED".equals(m.state());
+              && MirrorState.parse(m.state()) == MirrorState.STOPPED;
       return done ? PartitionPhase.STOPPED : PartitionPhase.STOPPING;
     }
     if (m == null || m.state() == null) {
       return PartitionPhase.NOT_MIRRORED;
     }
-    return switch (m.state()) {
-      case "MIRRORING" -> PartitionPhase.MIRRORING;
-      case "PAUSED" -> PartitionPhase.PAUSED;
-      case "STOPPING" -> PartitionPhase.STOPPING;
+    MirrorState state = MirrorState.parse(m.state());
+    if (state == null) {
+      return PartitionPhase.UNKNOWN;
+    }
+    return switch (state) {
+      case MIRRORING -> PartitionPhase.MIRRORING;
+      case PAUSED -> PartitionPhase.PAUSED;
+      case STOPPING -> PartitionPhase.STOPPING;
       // Never MIRRORING: nothing is fetched from a source whose identity does not match.
-      case SOURCE_MISMATCH_STATE -> PartitionPhase.FAILED;
+      case SOURCE_MISMATCH -> PartitionPhase.FAILED;
       // A stop-aware plugin reports STOPPED only with its stop state; without it, trust
       // make-writable.
-      case "STOPPED" -> d.stopAware() ? PartitionPhase.STOPPING : PartitionPhase.STOPPED;
-      default -> PartitionPhase.UNKNOWN;
+      case STOPPED -> d.stopAware() ? PartitionPhase.STOPPING : PartitionPhase.STOPPED;
     };
   }
 

@@ -1,8 +1,9 @@
 package dev.kafkamirror.operator.reconciler;
 
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.operator.control.ControlClient;
 import dev.kafkamirror.operator.control.ControlResult;
-import dev.kafkamirror.operator.control.DescribeParser;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.FailoverPlan;
 import dev.kafkamirror.operator.core.PartitionDecision;
@@ -85,10 +86,21 @@ public final class MirrorDriver {
     for (List<ControlResult> results : described.values()) {
       for (ControlResult r : results) {
         PartitionPlacement p = byKey.get(r.key());
+        PartitionObservation.Described d = null;
+        String invalid = null;
         if (r.ok()) {
+          try {
+            d = r.described();
+          } catch (IllegalArgumentException e) {
+            invalid = e.getMessage();
+          }
+        }
+        if (d != null) {
+          out.add(PartitionObservation.described(r.key(), p.leaderId(), p.replicas(), d));
+        } else if (invalid != null) {
           out.add(
-              PartitionObservation.described(
-                  r.key(), p.leaderId(), p.replicas(), DescribeParser.parse(r.body())));
+              PartitionObservation.failed(
+                  r.key(), p.leaderId(), p.replicas(), ControlResult.HTTP_ERROR, invalid));
         } else {
           out.add(
               PartitionObservation.failed(
@@ -130,7 +142,9 @@ public final class MirrorDriver {
     for (List<ControlResult> results : described.values()) {
       for (ControlResult r : results) {
         boolean unregistered =
-            r.ok() ? !r.body().has("mirror") : !ControlResult.UNREACHABLE.equals(r.errorCode());
+            r.ok()
+                ? !r.body().has(Fields.Describe.MIRROR)
+                : !ControlResult.UNREACHABLE.equals(r.errorCode());
         if (unregistered) {
           missing.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.brokerId());
         }
@@ -321,7 +335,7 @@ public final class MirrorDriver {
             mirror.sourceClusterId(),
             call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,
             call.action() == Action.START_MIRRORING
-                ? new ControlClient.MirrorSource(
+                ? new ControlRequest.MirrorSource(
                     mirror.sourceBootstrapServers(),
                     mirror.sourceClusterId(),
                     mirror.sourceClientSecurity())

@@ -1,11 +1,14 @@
 package dev.kafkamirror.broker.agent.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.kafkamirror.broker.agent.PluginConfig;
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlLimits;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError;
+import dev.kafkamirror.contract.RequestError;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -13,14 +16,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.function.Predicate;
+import javax.net.ServerSocketFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The broker-side control endpoint the operator calls: HTTP with JSON bodies on a listener of its
- * own.
+ * own, served by {@link ControlServer} (authentication before the body, per-request time limits, a
+ * bounded work queue answering 503, the body limit enforced while reading).
  *
  * <ul>
  *   <li>Authenticated: every call presents {@code Authorization: Bearer <shared secret>}; anything
@@ -29,40 +33,141 @@ import org.slf4j.LoggerFactory;
  *   <li>Batched: one call names many partitions; each gets its own result or error.
  * </ul>
  *
- * <p>Calls (all POST): {@code /v1/describe}, {@code /v1/barrier}. See docs/broker-plugin.md.
+ * <p>Calls, request and answer shapes, error codes and limits are the contract's ({@link
+ * ControlCall}, {@link ControlRequest}, {@link Fields}, {@link PartitionError}, {@link
+ * RequestError}, {@link ControlLimits}). See docs/broker-plugin.md.
  *
- * <p>Threading: a small daemon pool serves requests; partition operations are thread-safe.
+ * <p>Threading: the server's workers run the calls; partition operations are thread-safe.
  */
 public final class ControlEndpoint implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ControlEndpoint.class);
-  private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-  private final HttpServer server;
-  private final ExecutorService executor;
-  private final byte[] secret;
+  private final ControlServer server;
   private final PartitionControl control;
-  private final ControlRequests requests = new ControlRequests();
+  private final ControlRequests requests;
   private final ObjectMapper mapper = new ObjectMapper();
 
-  private ControlEndpoint(HttpServer server, String secret, PartitionControl control) {
-    this.server = server;
-    this.secret = secret.getBytes(StandardCharsets.UTF_8);
+  private ControlEndpoint(
+      InetSocketAddress address,
+      ServerSocketFactory sockets,
+      Predicate<String> authenticator,
+      PartitionControl control,
+      SourceSettingsPolicy policy,
+      ControlServer.Limits limits)
+      throws IOException {
     this.control = control;
-    this.executor =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "cluster-mirror-control");
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
+    this.requests = new ControlRequests(policy);
+    this.server =
+        new ControlServer(
+            address,
+            sockets,
+            authenticator,
+            new ControlServer.Handler() {
+              @Override
+              public ControlServer.Answer handle(ControlCall call, byte[] body) {
+                return ControlEndpoint.this.handle(call, body);
+              }
+
+              @Override
+              public byte[] error(RequestError.Code code, String message) {
+                return errorBody(code, message);
+              }
+            },
+            limits);
   }
 
-  /** Starts listening on {@code hostPort} ("host:port"). */
+  /** Starts listening on {@code hostPort} ("host:port") with one fixed secret and the defaults. */
   public static ControlEndpoint start(String hostPort, String secret, PartitionControl control)
+      throws IOException {
+    byte[] expected = secret.getBytes(StandardCharsets.UTF_8);
+    return start(
+        hostPort,
+        ServerSocketFactory.getDefault(),
+        presented -> MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), expected),
+        control,
+        SourceSettingsPolicy.STRICT,
+        ControlServer.Limits.DEFAULT);
+  }
+
+  /**
+   * Starts the endpoint the broker's configuration describes: its listener, secret, limits and
+   * source settings policy ({@link PluginConfig}).
+   */
+  public static ControlEndpoint start(PluginConfig config, PartitionControl control)
+      throws IOException {
+    String listener =
+        config
+            .controlListener()
+            .orElseThrow(
+                () -> new IllegalArgumentException(PluginConfig.CONTROL_LISTENER + " is not set"));
+    byte[] expected = config.controlSecret().orElseThrow().getBytes(StandardCharsets.UTF_8);
+    return start(
+        listener,
+        ServerSocketFactory.getDefault(),
+        presented -> MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), expected),
+        control,
+        SourceSettingsPolicy.from(config.raw()),
+        limits(config.raw()));
+  }
+
+  /** Broker setting: threads that run control calls (default 4). */
+  public static final String THREADS = "cluster.mirror.control.threads";
+
+  /** Broker setting: control calls that may wait for a thread before 503 (default 16). */
+  public static final String QUEUE_SIZE = "cluster.mirror.control.queue.size";
+
+  /** Broker setting: open control connections (default 64). */
+  public static final String MAX_CONNECTIONS = "cluster.mirror.control.max.connections";
+
+  /** Broker setting: time for a request's head and body to arrive (default 10000). */
+  public static final String REQUEST_READ_TIMEOUT_MS =
+      "cluster.mirror.control.request.read.timeout.ms";
+
+  /** Broker setting: time an idle keep-alive connection stays open (default 30000). */
+  public static final String IDLE_TIMEOUT_MS = "cluster.mirror.control.idle.timeout.ms";
+
+  static ControlServer.Limits limits(Map<String, String> settings) {
+    ControlServer.Limits d = ControlServer.Limits.DEFAULT;
+    return new ControlServer.Limits(
+        (int) positive(settings, THREADS, d.workerThreads(), 256),
+        (int) positive(settings, QUEUE_SIZE, d.queueCapacity(), 10_000),
+        (int) positive(settings, MAX_CONNECTIONS, d.maxConnections(), 10_000),
+        positive(settings, REQUEST_READ_TIMEOUT_MS, d.requestReadTimeoutMs(), 600_000),
+        positive(settings, IDLE_TIMEOUT_MS, d.idleTimeoutMs(), 3_600_000));
+  }
+
+  private static long positive(Map<String, String> settings, String key, long def, long max) {
+    String value = settings.get(key);
+    if (value == null || value.isBlank()) {
+      return def;
+    }
+    try {
+      long n = Long.parseLong(value.trim());
+      if (n >= 1 && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        key + " must be an integer from 1 to " + max + ", got '" + value + "'");
+  }
+
+  /**
+   * Starts listening on {@code hostPort} ("host:port").
+   *
+   * @param sockets plain or TLS server sockets
+   * @param authenticator whether a presented bearer secret is accepted; must compare in constant
+   *     time
+   */
+  static ControlEndpoint start(
+      String hostPort,
+      ServerSocketFactory sockets,
+      Predicate<String> authenticator,
+      PartitionControl control,
+      SourceSettingsPolicy policy,
+      ControlServer.Limits limits)
       throws IOException {
     int colon = hostPort.lastIndexOf(':');
     if (colon < 0) {
@@ -70,72 +175,60 @@ public final class ControlEndpoint implements AutoCloseable {
     }
     String host = hostPort.substring(0, colon);
     int port = Integer.parseInt(hostPort.substring(colon + 1));
-    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
-    ControlEndpoint endpoint = new ControlEndpoint(server, secret, control);
-    server.start();
-    LOG.info("cluster mirror control endpoint listening on {}", server.getAddress());
+    ControlEndpoint endpoint =
+        new ControlEndpoint(
+            new InetSocketAddress(host, port), sockets, authenticator, control, policy, limits);
+    LOG.info("cluster mirror control endpoint listening on {}", endpoint.address());
     return endpoint;
   }
 
   public InetSocketAddress address() {
-    return server.getAddress();
+    return server.address();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    // The exchange is closed only after the answer is written, also on the error paths.
-    try (exchange) {
-      try {
-        route(exchange);
-      } catch (ControlRequestException e) {
-        respond(exchange, e.status(), Map.of("error", e.getMessage()));
-      } catch (RuntimeException | LinkageError e) {
-        LOG.error("control call {} failed", exchange.getRequestURI(), e);
-        respond(exchange, 500, Map.of("error", "internal error: " + e));
-      }
+  /** One authenticated call, read in full; runs on a worker of the server. */
+  private ControlServer.Answer handle(ControlCall call, byte[] body) {
+    try {
+      return new ControlServer.Answer(
+          200, mapper.writeValueAsBytes(answer(call, requests.parse(body, call))));
+    } catch (ControlRequestException e) {
+      return new ControlServer.Answer(e.status(), errorBody(e.code(), e.getMessage()));
+    } catch (IOException | RuntimeException | LinkageError e) {
+      LOG.error("control call {} failed", call.path(), e);
+      return new ControlServer.Answer(
+          RequestError.Code.INTERNAL.httpStatus(),
+          errorBody(RequestError.Code.INTERNAL, "internal error: " + e));
     }
   }
 
-  private void route(HttpExchange exchange) throws IOException, ControlRequestException {
-    // Read the body first, whatever the answer: a keep-alive connection must not carry unread bytes
-    // into the
-    // next exchange.
-    byte[] body = readBody(exchange);
-    if (!authenticated(exchange)) {
-      respond(exchange, 401, Map.of("error", "missing or wrong Authorization: Bearer secret"));
-      return;
+  private byte[] errorBody(RequestError.Code code, String message) {
+    try {
+      return mapper.writeValueAsBytes(
+          Map.of(
+              Fields.ERROR,
+              Map.of(Fields.CODE, code.name(), Fields.MESSAGE, String.valueOf(message))));
+    } catch (IOException e) {
+      return ("{\"error\":{\"code\":\"" + code.name() + "\"}}").getBytes(StandardCharsets.UTF_8);
     }
-    if (!"POST".equals(exchange.getRequestMethod())) {
-      respond(exchange, 405, Map.of("error", "use POST; got " + exchange.getRequestMethod()));
-      return;
-    }
-    if (body == null) {
-      respond(exchange, 413, Map.of("error", "the body exceeds " + MAX_BODY_BYTES + " bytes"));
-      return;
-    }
-    String path = exchange.getRequestURI().getPath();
-    switch (path) {
-      case "/v1/describe" -> respond(exchange, 200, perPartition(body, false, this::describe));
-      case "/v1/barrier", "/v1/stop/barrier" ->
-          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.BARRIER));
-      case "/v1/mirror/remove-fetchers", "/v1/stop/remove-fetchers" ->
-          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.REMOVE_FETCHERS));
-      case "/v1/stop/truncate" ->
-          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.TRUNCATE));
-      case "/v1/stop/persist-offsets" ->
-          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.PERSIST_OFFSETS));
-      case "/v1/mirror/make-writable", "/v1/stop/make-writable" ->
-          respond(exchange, 200, stopStep(body, PartitionControl.StopCall.MAKE_WRITABLE));
-      case "/v1/mirror/start" -> respond(exchange, 200, startMirroring(body));
-      case "/v1/mirror/pause", "/v1/mirror/resume" -> {
-        String action = path.substring("/v1/mirror/".length());
-        respond(
-            exchange,
-            200,
-            perPartition(
-                body, false, (partition, timeoutMs) -> control.transition(partition, action)));
-      }
-      default -> respond(exchange, 404, Map.of("error", "unknown call " + path));
-    }
+  }
+
+  /** The answer to a valid request of {@code call}. */
+  private Map<String, Object> answer(ControlCall call, ControlRequests.Parsed parsed) {
+    return switch (call) {
+      case DESCRIBE -> perPartition(parsed, this::describe);
+      case START_MIRRORING ->
+          perPartition(
+              parsed,
+              (partition, timeoutMs) ->
+                  control.startMirroring(partition, parsed.mirrorName(), parsed.source()));
+      case PAUSE -> perPartition(parsed, (p, t) -> control.transition(p, ControlCall.PAUSE));
+      case RESUME -> perPartition(parsed, (p, t) -> control.transition(p, ControlCall.RESUME));
+      case REMOVE_FETCHERS -> stopStep(parsed, PartitionControl.StopCall.REMOVE_FETCHERS);
+      case TRUNCATE -> stopStep(parsed, PartitionControl.StopCall.TRUNCATE);
+      case PERSIST_OFFSETS -> stopStep(parsed, PartitionControl.StopCall.PERSIST_OFFSETS);
+      case BARRIER -> stopStep(parsed, PartitionControl.StopCall.BARRIER);
+      case MAKE_WRITABLE -> stopStep(parsed, PartitionControl.StopCall.MAKE_WRITABLE);
+    };
   }
 
   private interface Operation {
@@ -148,9 +241,8 @@ public final class ControlEndpoint implements AutoCloseable {
     return control.describe(partition);
   }
 
-  private Map<String, Object> stopStep(byte[] body, PartitionControl.StopCall step)
-      throws ControlRequestException {
-    ControlRequests.Parsed parsed = requests.parse(body, step.needsSourceClusterId());
+  private Map<String, Object> stopStep(
+      ControlRequests.Parsed parsed, PartitionControl.StopCall step) {
     List<Map<String, Object>> results = new ArrayList<>();
     List<StepOutcome> outcomes;
     long startNanos = System.nanoTime();
@@ -171,36 +263,21 @@ public final class ControlEndpoint implements AutoCloseable {
             StepOutcome.failed(
                 p,
                 new PartitionOperationException(
-                    PartitionOperationException.Code.INTERNAL,
-                    p.key() + ": " + step.path() + " failed: " + e)));
+                    PartitionError.Code.INTERNAL, p.key() + ": " + step.path() + " failed: " + e)));
       }
     }
     for (StepOutcome o : outcomes) {
       Map<String, Object> result = new LinkedHashMap<>();
-      result.put("topic", o.partition().topic());
-      result.put("partition", o.partition().partition());
+      result.put(Fields.TOPIC, o.partition().topic());
+      result.put(Fields.PARTITION, o.partition().partition());
       if (o.error() != null) {
-        result.put(
-            "error", Map.of("code", o.error().code().name(), "message", o.error().getMessage()));
+        result.put(Fields.ERROR, error(o.error().code(), o.error().getMessage()));
       } else {
         result.putAll(o.result());
       }
       results.add(result);
     }
-    return Map.of("results", results);
-  }
-
-  private Map<String, Object> startMirroring(byte[] body) throws ControlRequestException {
-    ControlRequests.Parsed parsed = requests.parseStart(body);
-    return perPartition(
-        parsed,
-        (partition, timeoutMs) ->
-            control.startMirroring(partition, parsed.mirrorName(), parsed.source()));
-  }
-
-  private Map<String, Object> perPartition(byte[] body, boolean requireSource, Operation operation)
-      throws ControlRequestException {
-    return perPartition(requests.parse(body, requireSource), operation);
+    return Map.of(Fields.RESULTS, results);
   }
 
   private Map<String, Object> perPartition(ControlRequests.Parsed parsed, Operation operation) {
@@ -208,64 +285,28 @@ public final class ControlEndpoint implements AutoCloseable {
     List<Map<String, Object>> results = new ArrayList<>();
     for (PartitionRef partition : parsed.partitions()) {
       Map<String, Object> result = new LinkedHashMap<>();
-      result.put("topic", partition.topic());
-      result.put("partition", partition.partition());
+      result.put(Fields.TOPIC, partition.topic());
+      result.put(Fields.PARTITION, partition.partition());
       long remainingMs = Math.max(1L, (deadline - System.nanoTime()) / 1_000_000L);
       try {
         result.putAll(operation.apply(partition, remainingMs));
       } catch (PartitionOperationException e) {
-        result.put("error", Map.of("code", e.code().name(), "message", e.getMessage()));
+        result.put(Fields.ERROR, error(e.code(), e.getMessage()));
       } catch (RuntimeException | LinkageError e) {
         LOG.error("control operation on {} failed", partition.key(), e);
-        result.put(
-            "error",
-            Map.of(
-                "code",
-                PartitionOperationException.Code.INTERNAL.name(),
-                "message",
-                partition.key() + ": " + e));
+        result.put(Fields.ERROR, error(PartitionError.Code.INTERNAL, partition.key() + ": " + e));
       }
       results.add(result);
     }
-    return Map.of("results", results);
+    return Map.of(Fields.RESULTS, results);
   }
 
-  private boolean authenticated(HttpExchange exchange) {
-    String header = exchange.getRequestHeaders().getFirst("Authorization");
-    if (header == null || !header.startsWith("Bearer ")) {
-      return false;
-    }
-    byte[] presented = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
-    return MessageDigest.isEqual(presented, secret);
-  }
-
-  /**
-   * The body, or null when it exceeds the limit (the rest is drained so the connection stays
-   * usable).
-   */
-  private static byte[] readBody(HttpExchange exchange) throws IOException {
-    try (InputStream in = exchange.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
-      if (body.length > MAX_BODY_BYTES) {
-        in.transferTo(OutputStream.nullOutputStream());
-        return null;
-      }
-      return body;
-    }
-  }
-
-  private void respond(HttpExchange exchange, int status, Object body) throws IOException {
-    byte[] bytes = mapper.writeValueAsBytes(body);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+  private static Map<String, Object> error(PartitionError.Code code, String message) {
+    return Map.of(Fields.CODE, code.name(), Fields.MESSAGE, String.valueOf(message));
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
   }
 }

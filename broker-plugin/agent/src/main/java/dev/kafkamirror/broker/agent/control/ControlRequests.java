@@ -2,6 +2,12 @@ package dev.kafkamirror.broker.agent.control;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlLimits;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.ControlRequest.MirrorSource;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.RequestError;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,75 +18,57 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Parses and validates control request bodies. Every problem is a {@link ControlRequestException}
- * with status 400 and a message naming the field, the index and the value; a request with any
- * problem changes nothing.
+ * Parses and validates control request bodies ({@link ControlRequest} of the contract) for one
+ * {@link ControlCall}. Every problem is a {@link ControlRequestException} with status 400 and a
+ * message naming the field, the index and the value; a request with any problem changes nothing.
  *
- * <p>Body: {@code {"partitions": [{"topic": "t", "partition": 0, "sourceClusterId": "..."}],
- * "timeoutMs": 30000}}.
+ * <p>Which fields a call takes is the contract's: {@code sourceClusterId} on every partition of the
+ * calls that {@linkplain ControlCall#sourceClusterIdRequired() require it} and on no other, {@code
+ * mirrorName} and {@code source} on {@link ControlCall#START_MIRRORING} only.
  *
  * <p>Stateless and thread-safe.
  */
 public final class ControlRequests {
 
-  /** At most this many partitions in one call. */
-  public static final int MAX_PARTITIONS = 10_000;
-
-  /** Bounds of {@code timeoutMs}. */
-  public static final long MAX_TIMEOUT_MS = 300_000L;
-
-  public static final long DEFAULT_TIMEOUT_MS = 30_000L;
-
-  private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
-  private static final Set<String> FIELDS =
-      Set.of("partitions", "timeoutMs", "mirrorName", "source");
-  private static final Set<String> SOURCE_FIELDS =
-      Set.of("bootstrapServers", "clusterId", "properties");
-  private static final Pattern MIRROR_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final Pattern LEGAL_TOPIC = Pattern.compile(ControlLimits.TOPIC_PATTERN);
+  private static final Pattern MIRROR_NAME = Pattern.compile(ControlLimits.MIRROR_NAME_PATTERN);
   private static final Pattern HOST_PORT =
       Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5}");
-  private static final List<String> PASSED_THROUGH_PREFIXES =
-      List.of("security.protocol", "ssl.", "sasl.", "client.dns.lookup");
-  private static final Set<String> PARTITION_FIELDS =
-      Set.of("topic", "partition", "sourceClusterId");
 
   private final ObjectMapper mapper = new ObjectMapper();
+  private final SourceSettingsPolicy policy;
 
-  /** A parsed request. */
-  public record Parsed(
-      List<PartitionRef> partitions, long timeoutMs, String mirrorName, MirrorSource source) {}
+  /** A parser whose starts may pass no setting that names a class or program. */
+  public ControlRequests() {
+    this(SourceSettingsPolicy.STRICT);
+  }
 
-  /**
-   * The source cluster of a mirror start.
-   *
-   * @param bootstrapServers host:port list
-   * @param expectedClusterId the cluster id the source must report, or null to accept any
-   * @param clientProperties security settings passed to the clients that talk to the source
-   */
-  public record MirrorSource(
-      String bootstrapServers, String expectedClusterId, Map<String, String> clientProperties) {}
-
-  /**
-   * Parses a start-mirroring body: partitions plus {@code mirrorName} and {@code source}, both
-   * required.
-   */
-  public Parsed parseStart(byte[] body) throws ControlRequestException {
-    Parsed parsed = parse(body, false);
-    if (parsed.mirrorName() == null) {
-      throw bad("\"mirrorName\" is required to start mirroring");
-    }
-    if (parsed.source() == null) {
-      throw bad("\"source\" is required to start mirroring");
-    }
-    return parsed;
+  /** A parser whose starts pass source settings as far as {@code policy} allows. */
+  public ControlRequests(SourceSettingsPolicy policy) {
+    this.policy = policy;
   }
 
   /**
-   * Parses {@code body}.
+   * A parsed request.
    *
-   * @param requireSourceClusterId whether every partition must name a non-empty sourceClusterId
+   * @param request the request exactly as the contract reads it
+   * @param partitions its partitions as the agent's operations take them
+   * @param timeoutMs the request's timeout or the default
    */
-  public Parsed parse(byte[] body, boolean requireSourceClusterId) throws ControlRequestException {
+  public record Parsed(
+      ControlCall call, ControlRequest request, List<PartitionRef> partitions, long timeoutMs) {
+
+    public String mirrorName() {
+      return request.mirrorName();
+    }
+
+    public MirrorSource source() {
+      return request.source();
+    }
+  }
+
+  /** Parses {@code body} as a request of {@code call}. */
+  public Parsed parse(byte[] body, ControlCall call) throws ControlRequestException {
     JsonNode root;
     try {
       root = mapper.readTree(body);
@@ -94,65 +82,100 @@ public final class ControlRequests {
     }
     for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!FIELDS.contains(name)) {
-        throw bad("unknown field \"" + name + "\"; known fields are " + FIELDS);
+      if (!Fields.REQUEST.contains(name)) {
+        throw bad("unknown field \"" + name + "\"; known fields are " + Fields.REQUEST);
       }
     }
-    long timeoutMs = DEFAULT_TIMEOUT_MS;
-    JsonNode timeout = root.get("timeoutMs");
+    if (!call.takesMirrorSource()) {
+      for (String field : List.of(Fields.MIRROR_NAME, Fields.SOURCE)) {
+        if (root.has(field)) {
+          throw bad(
+              "\""
+                  + field
+                  + "\" is only taken by "
+                  + ControlCall.START_MIRRORING.path()
+                  + ", not by "
+                  + call.path());
+        }
+      }
+    }
+    Long timeoutMs = null;
+    JsonNode timeout = root.get(Fields.TIMEOUT_MS);
     if (timeout != null) {
       if (!timeout.isIntegralNumber()
-          || timeout.asLong() < 1
-          || timeout.asLong() > MAX_TIMEOUT_MS) {
-        throw bad("timeoutMs must be an integer from 1 to " + MAX_TIMEOUT_MS + ", got " + timeout);
+          || !timeout.canConvertToLong()
+          || timeout.asLong() < ControlLimits.MIN_TIMEOUT_MS
+          || timeout.asLong() > ControlLimits.MAX_TIMEOUT_MS) {
+        throw bad(
+            "timeoutMs must be an integer from "
+                + ControlLimits.MIN_TIMEOUT_MS
+                + " to "
+                + ControlLimits.MAX_TIMEOUT_MS
+                + ", got "
+                + timeout);
       }
       timeoutMs = timeout.asLong();
     }
-    JsonNode partitions = root.get("partitions");
+    JsonNode partitions = root.get(Fields.PARTITIONS);
     if (partitions == null || !partitions.isArray() || partitions.isEmpty()) {
       throw bad("\"partitions\" must be a non-empty array");
     }
-    if (partitions.size() > MAX_PARTITIONS) {
+    if (partitions.size() > ControlLimits.MAX_PARTITIONS) {
       throw bad(
           "\"partitions\" has "
               + partitions.size()
               + " entries; one call takes at most "
-              + MAX_PARTITIONS);
+              + ControlLimits.MAX_PARTITIONS);
     }
+    List<ControlRequest.Partition> parts = new ArrayList<>();
     List<PartitionRef> refs = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < partitions.size(); i++) {
-      PartitionRef ref = partition(partitions.get(i), i, requireSourceClusterId);
-      if (!seen.add(ref.key())) {
-        throw bad("partitions[" + i + "] names " + ref.key() + " a second time");
+      ControlRequest.Partition p = partition(partitions.get(i), i, call);
+      if (!seen.add(p.key())) {
+        throw bad("partitions[" + i + "] names " + p.key() + " a second time");
       }
-      refs.add(ref);
+      parts.add(p);
+      refs.add(new PartitionRef(p.topic(), p.partition(), p.sourceClusterId()));
     }
     String mirrorName = null;
-    JsonNode name = root.get("mirrorName");
-    if (name != null) {
+    JsonNode name = root.get(Fields.MIRROR_NAME);
+    MirrorSource source = null;
+    if (call.takesMirrorSource()) {
+      if (name == null) {
+        throw bad("\"mirrorName\" is required to start mirroring");
+      }
       if (!name.isTextual() || !MIRROR_NAME.matcher(name.asText()).matches()) {
         throw bad(
             "mirrorName must be a DNS label (lower-case letters, digits, '-', at most 63), got "
                 + name);
       }
       mirrorName = name.asText();
+      if (!root.has(Fields.SOURCE)) {
+        throw bad("\"source\" is required to start mirroring");
+      }
+      source = source(root.get(Fields.SOURCE));
     }
-    MirrorSource source = root.has("source") ? source(root.get("source")) : null;
-    return new Parsed(List.copyOf(refs), timeoutMs, mirrorName, source);
+    ControlRequest request = new ControlRequest(parts, timeoutMs, mirrorName, source);
+    return new Parsed(
+        call,
+        request,
+        List.copyOf(refs),
+        timeoutMs == null ? ControlLimits.DEFAULT_TIMEOUT_MS : timeoutMs);
   }
 
-  private static MirrorSource source(JsonNode node) throws ControlRequestException {
+  private MirrorSource source(JsonNode node) throws ControlRequestException {
     if (!node.isObject()) {
       throw bad("source must be an object, got " + node);
     }
     for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!SOURCE_FIELDS.contains(name)) {
-        throw bad("source has unknown field \"" + name + "\"; known fields are " + SOURCE_FIELDS);
+      if (!Fields.REQUEST_SOURCE.contains(name)) {
+        throw bad(
+            "source has unknown field \"" + name + "\"; known fields are " + Fields.REQUEST_SOURCE);
       }
     }
-    JsonNode bootstrap = node.get("bootstrapServers");
+    JsonNode bootstrap = node.get(Fields.BOOTSTRAP_SERVERS);
     if (bootstrap == null || !bootstrap.isTextual() || bootstrap.asText().isBlank()) {
       throw bad("source.bootstrapServers must be a non-empty host:port list, got " + bootstrap);
     }
@@ -169,14 +192,14 @@ public final class ControlRequests {
             "source.bootstrapServers has port " + port + " out of range in '" + address + "'");
       }
     }
-    JsonNode clusterId = node.get("clusterId");
+    JsonNode clusterId = node.get(Fields.CLUSTER_ID);
     if (clusterId != null
         && !clusterId.isNull()
         && (!clusterId.isTextual() || clusterId.asText().isBlank())) {
       throw bad("source.clusterId must be a non-empty string when given, got " + clusterId);
     }
     Map<String, String> props = new java.util.LinkedHashMap<>();
-    JsonNode properties = node.get("properties");
+    JsonNode properties = node.get(Fields.PROPERTIES);
     if (properties != null && !properties.isNull()) {
       if (!properties.isObject()) {
         throw bad("source.properties must be an object of strings, got " + properties);
@@ -186,24 +209,26 @@ public final class ControlRequests {
         if (!e.getValue().isTextual()) {
           throw bad("source.properties." + e.getKey() + " must be a string, got " + e.getValue());
         }
-        if (PASSED_THROUGH_PREFIXES.stream().noneMatch(p -> e.getKey().startsWith(p))) {
+        if (ControlLimits.SOURCE_PROPERTY_PREFIXES.stream()
+            .noneMatch(p -> e.getKey().startsWith(p))) {
           throw bad(
               "source.properties."
                   + e.getKey()
                   + " is not a client security setting; only keys starting with "
-                  + PASSED_THROUGH_PREFIXES
+                  + ControlLimits.SOURCE_PROPERTY_PREFIXES
                   + " are passed to the source clients");
         }
         props.put(e.getKey(), e.getValue().asText());
       }
     }
+    policy.check(props);
     return new MirrorSource(
         bootstrap.asText(),
         clusterId == null || clusterId.isNull() ? null : clusterId.asText(),
-        Map.copyOf(props));
+        props);
   }
 
-  private static PartitionRef partition(JsonNode node, int index, boolean requireSource)
+  private static ControlRequest.Partition partition(JsonNode node, int index, ControlCall call)
       throws ControlRequestException {
     String where = "partitions[" + index + "]";
     if (!node.isObject()) {
@@ -211,12 +236,16 @@ public final class ControlRequests {
     }
     for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
       String name = names.next();
-      if (!PARTITION_FIELDS.contains(name)) {
+      if (!Fields.REQUEST_PARTITION.contains(name)) {
         throw bad(
-            where + " has unknown field \"" + name + "\"; known fields are " + PARTITION_FIELDS);
+            where
+                + " has unknown field \""
+                + name
+                + "\"; known fields are "
+                + Fields.REQUEST_PARTITION);
       }
     }
-    JsonNode topic = node.get("topic");
+    JsonNode topic = node.get(Fields.TOPIC);
     if (topic == null || !topic.isTextual() || !LEGAL_TOPIC.matcher(topic.asText()).matches()) {
       throw bad(
           where
@@ -226,34 +255,50 @@ public final class ControlRequests {
     if (topic.asText().equals(".") || topic.asText().equals("..")) {
       throw bad(where + ".topic cannot be '.' or '..'");
     }
-    JsonNode partition = node.get("partition");
+    JsonNode partition = node.get(Fields.PARTITION);
     if (partition == null
         || !partition.isIntegralNumber()
         || !partition.canConvertToInt()
         || partition.asInt() < 0) {
       throw bad(where + ".partition must be an integer of at least 0, got " + partition);
     }
-    JsonNode source = node.get("sourceClusterId");
+    String key = topic.asText() + "-" + partition.asInt();
+    JsonNode source = node.get(Fields.SOURCE_CLUSTER_ID);
     String sourceClusterId = null;
-    if (source != null && !source.isNull()) {
-      if (!source.isTextual() || source.asText().isBlank() || source.asText().length() > 0x7fff) {
+    if (source != null) {
+      if (!call.sourceClusterIdRequired()) {
+        throw bad(
+            where
+                + " ("
+                + key
+                + ") names a sourceClusterId, which "
+                + call.path()
+                + " does not take; only "
+                + ControlCall.PERSIST_OFFSETS.path()
+                + " and "
+                + ControlCall.BARRIER.path()
+                + " do");
+      }
+      if (!source.isTextual()
+          || source.asText().isBlank()
+          || source.asText().length() > ControlLimits.MAX_SOURCE_CLUSTER_ID_LENGTH) {
         throw bad(where + ".sourceClusterId must be a non-empty string, got " + source);
       }
       sourceClusterId = source.asText();
     }
-    if (requireSource && sourceClusterId == null) {
+    if (call.sourceClusterIdRequired() && sourceClusterId == null) {
       throw bad(
           where
               + " ("
-              + topic.asText()
-              + "-"
-              + partition.asInt()
-              + ") needs a sourceClusterId: a barrier always names its source");
+              + key
+              + ") needs a sourceClusterId: "
+              + call.path()
+              + " always names the source cluster");
     }
-    return new PartitionRef(topic.asText(), partition.asInt(), sourceClusterId);
+    return new ControlRequest.Partition(topic.asText(), partition.asInt(), sourceClusterId);
   }
 
   private static ControlRequestException bad(String message) {
-    return new ControlRequestException(400, message);
+    return new ControlRequestException(RequestError.Code.INVALID_REQUEST, message);
   }
 }

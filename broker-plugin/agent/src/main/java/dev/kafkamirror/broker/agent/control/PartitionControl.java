@@ -1,5 +1,7 @@
 package dev.kafkamirror.broker.agent.control;
 
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlRequest;
 import java.util.List;
 import java.util.Map;
 
@@ -26,40 +28,44 @@ public interface PartitionControl {
    * Idempotent.
    */
   Map<String, Object> startMirroring(
-      PartitionRef partition, String mirrorName, ControlRequests.MirrorSource source)
+      PartitionRef partition, String mirrorName, ControlRequest.MirrorSource source)
       throws PartitionOperationException;
 
   /**
-   * Moves a mirror partition between states: {@code pause} (MIRRORING to PAUSED), {@code resume}
-   * (PAUSED to MIRRORING), {@code remove-fetchers} (MIRRORING or PAUSED to STOPPING: no append is
-   * in flight when it returns), {@code make-writable} (STOPPING to STOPPED, only when a barrier
-   * follows the last mirrored batch). Each is idempotent.
+   * Moves a mirror partition between states: {@link ControlCall#PAUSE} (MIRRORING to PAUSED) or
+   * {@link ControlCall#RESUME} (PAUSED to MIRRORING); the stop sequence moves it on through {@link
+   * #stopStep}. Each is idempotent.
    */
-  Map<String, Object> transition(PartitionRef partition, String action)
+  Map<String, Object> transition(PartitionRef partition, ControlCall action)
       throws PartitionOperationException;
 
   /** The batched steps of the stop sequence. */
   enum StopCall {
-    REMOVE_FETCHERS("remove-fetchers"),
-    TRUNCATE("truncate"),
-    PERSIST_OFFSETS("persist-offsets"),
-    BARRIER("barrier"),
-    MAKE_WRITABLE("make-writable");
+    REMOVE_FETCHERS(ControlCall.REMOVE_FETCHERS),
+    TRUNCATE(ControlCall.TRUNCATE),
+    PERSIST_OFFSETS(ControlCall.PERSIST_OFFSETS),
+    BARRIER(ControlCall.BARRIER),
+    MAKE_WRITABLE(ControlCall.MAKE_WRITABLE);
 
-    private final String path;
+    private final ControlCall call;
 
-    StopCall(String path) {
-      this.path = path;
+    StopCall(ControlCall call) {
+      this.call = call;
     }
 
-    /** The last path segment of the call, as in {@code /v1/stop/truncate}. */
+    /** The contract's call of this step. */
+    public ControlCall call() {
+      return call;
+    }
+
+    /** The call's path, as in {@code /v1/stop/truncate}. */
     public String path() {
-      return path;
+      return call.path();
     }
 
     /** Whether each partition of the call must name its source cluster id. */
     public boolean needsSourceClusterId() {
-      return this == PERSIST_OFFSETS || this == BARRIER;
+      return call.sourceClusterIdRequired();
     }
   }
 

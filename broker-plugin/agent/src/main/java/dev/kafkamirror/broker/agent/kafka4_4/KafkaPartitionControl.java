@@ -1,10 +1,8 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
 import dev.kafkamirror.broker.agent.BarrierLedger;
-import dev.kafkamirror.broker.agent.control.ControlRequests;
 import dev.kafkamirror.broker.agent.control.PartitionControl;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
-import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.agent.control.StepOutcome;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
@@ -12,6 +10,11 @@ import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
 import dev.kafkamirror.broker.core.record.BarrierBatch;
 import dev.kafkamirror.broker.core.record.MirrorPidResetRecord;
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError.Code;
+import dev.kafkamirror.contract.Role;
 import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
 import java.util.LinkedHashMap;
@@ -62,40 +65,40 @@ public final class KafkaPartitionControl implements PartitionControl {
     }
     UnifiedLog log = maybeLog.get();
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("role", partition.isLeader() ? "LEADER" : "FOLLOWER");
+    out.put(Fields.Describe.ROLE, partition.isLeader() ? Role.LEADER.name() : Role.FOLLOWER.name());
     out.put(
-        "leaderId",
+        Fields.Describe.LEADER_ID,
         partition.leaderReplicaIdOpt().isDefined() ? partition.leaderReplicaIdOpt().get() : -1);
-    out.put("leaderEpoch", partition.getLeaderEpoch());
-    out.put("replicas", List.copyOf(partition.assignmentState().replicas()));
-    out.put("isr", new java.util.TreeSet<>(partition.partitionState().isr()));
-    out.put("logStartOffset", log.logStartOffset());
-    out.put("logEndOffset", log.logEndOffset());
-    out.put("highWatermark", log.highWatermark());
-    out.put("lastStableOffset", log.lastStableOffset());
+    out.put(Fields.Describe.LEADER_EPOCH, partition.getLeaderEpoch());
+    out.put(Fields.Describe.REPLICAS, List.copyOf(partition.assignmentState().replicas()));
+    out.put(Fields.Describe.ISR, new java.util.TreeSet<>(partition.partitionState().isr()));
+    out.put(Fields.Describe.LOG_START_OFFSET, log.logStartOffset());
+    out.put(Fields.Describe.LOG_END_OFFSET, log.logEndOffset());
+    out.put(Fields.Describe.HIGH_WATERMARK, log.highWatermark());
+    out.put(Fields.Describe.LAST_STABLE_OFFSET, log.lastStableOffset());
     int[] counts = producerCounts(log);
-    out.put("producerEntries", counts[0]);
-    out.put("openTransactions", counts[1]);
+    out.put(Fields.Describe.PRODUCER_ENTRIES, counts[0]);
+    out.put(Fields.Describe.OPEN_TRANSACTIONS, counts[1]);
     List<Map<String, Object>> resets = new ArrayList<>();
     for (BarrierLedger.Reset reset : BarrierLedger.instance().resetsOf(tp.toString())) {
       Map<String, Object> r = new LinkedHashMap<>();
-      r.put("path", reset.path().name());
-      r.put("barrierOffset", reset.barrierOffset());
-      r.put("producersRemoved", reset.producersRemoved());
-      r.put("forcedAborts", reset.forcedAborts());
-      r.put("resetMicros", reset.resetMicros());
-      reset.sourceClusterId().ifPresent(s -> r.put("sourceClusterId", s));
-      reset.malformedValue().ifPresent(m -> r.put("malformedValue", m));
+      r.put(Fields.BarrierReset.PATH, reset.path().name());
+      r.put(Fields.BarrierReset.BARRIER_OFFSET, reset.barrierOffset());
+      r.put(Fields.BarrierReset.PRODUCERS_REMOVED, reset.producersRemoved());
+      r.put(Fields.BarrierReset.FORCED_ABORTS, reset.forcedAborts());
+      r.put(Fields.BarrierReset.RESET_MICROS, reset.resetMicros());
+      reset.sourceClusterId().ifPresent(s -> r.put(Fields.BarrierReset.SOURCE_CLUSTER_ID, s));
+      reset.malformedValue().ifPresent(m -> r.put(Fields.BarrierReset.MALFORMED_VALUE, m));
       resets.add(r);
     }
-    out.put("barrierResets", resets);
-    out.put("barrierRuleEnabled", BarrierHooks.ruleEnabled());
+    out.put(Fields.Describe.BARRIER_RESETS, resets);
+    out.put(Fields.Describe.BARRIER_RULE_ENABLED, BarrierHooks.ruleEnabled());
     Map<String, Object> mirror = MirrorRegistry.instance().describe(tp, log.logEndOffset());
     if (!mirror.isEmpty()) {
-      out.put("mirror", mirror);
+      out.put(Fields.Describe.MIRROR, mirror);
       Map<String, Object> stop = KafkaStopSequence.describeStop(tp, log);
       if (!stop.isEmpty()) {
-        out.put("stop", stop);
+        out.put(Fields.Describe.STOP, stop);
       }
     }
     return out;
@@ -103,26 +106,25 @@ public final class KafkaPartitionControl implements PartitionControl {
 
   @Override
   public Map<String, Object> startMirroring(
-      PartitionRef ref, String mirrorName, ControlRequests.MirrorSource source)
+      PartitionRef ref, String mirrorName, ControlRequest.MirrorSource source)
       throws PartitionOperationException {
     TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
     localPartition(tp);
     Properties props = new Properties();
-    props.putAll(source.clientProperties());
+    props.putAll(source.properties());
     props.put("bootstrap.servers", source.bootstrapServers());
     props.put("client.id", "cluster-mirror-" + mirrorName);
     try {
       MirrorEntry entry =
-          MirrorRegistry.instance()
-              .startMirroring(tp, mirrorName, source.expectedClusterId(), props);
-      return Map.of("state", entry.state().name());
+          MirrorRegistry.instance().startMirroring(tp, mirrorName, source.clusterId(), props);
+      return Map.of(Fields.StepResult.STATE, entry.state().name());
     } catch (IllegalStateException e) {
       throw new PartitionOperationException(Code.INVALID_STATE, e.getMessage(), e);
     }
   }
 
   @Override
-  public Map<String, Object> transition(PartitionRef ref, String action)
+  public Map<String, Object> transition(PartitionRef ref, ControlCall action)
       throws PartitionOperationException {
     TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
     Partition partition = localPartition(tp);
@@ -134,19 +136,24 @@ public final class KafkaPartitionControl implements PartitionControl {
                 () ->
                     new PartitionOperationException(
                         Code.INVALID_STATE,
-                        tp + " is not a mirror on this broker; " + action + " does not apply"));
+                        tp
+                            + " is not a mirror on this broker; "
+                            + action.path()
+                            + " does not apply"));
     try {
       switch (action) {
-        case "pause" -> registry.transition(tp, MirrorState.MIRRORING, MirrorState.PAUSED);
-        case "resume" -> registry.transition(tp, MirrorState.PAUSED, MirrorState.MIRRORING);
-        default -> throw new PartitionOperationException(Code.INTERNAL, "unknown action " + action);
+        case PAUSE -> registry.transition(tp, MirrorState.MIRRORING, MirrorState.PAUSED);
+        case RESUME -> registry.transition(tp, MirrorState.PAUSED, MirrorState.MIRRORING);
+        default ->
+            throw new PartitionOperationException(
+                Code.INTERNAL, action.path() + " is not a mirror transition");
       }
     } catch (IllegalStateException e) {
       throw new PartitionOperationException(Code.INVALID_STATE, e.getMessage(), e);
     }
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("state", entry.state().name());
-    out.put("lastMirroredOffset", entry.lastMirroredOffset());
+    out.put(Fields.StepResult.STATE, entry.state().name());
+    out.put(Fields.StepResult.LAST_MIRRORED_OFFSET, entry.lastMirroredOffset());
     return out;
   }
 
@@ -238,10 +245,10 @@ public final class KafkaPartitionControl implements PartitionControl {
       sleep();
     }
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("barrierOffset", barrierOffset);
-    out.put("appended", appended);
-    out.put("abortedTransactions", abortedTransactions);
-    out.put("highWatermark", log.highWatermark());
+    out.put(Fields.StepResult.BARRIER_OFFSET, barrierOffset);
+    out.put(Fields.StepResult.APPENDED, appended);
+    out.put(Fields.StepResult.ABORTED_TRANSACTIONS, abortedTransactions);
+    out.put(Fields.StepResult.HIGH_WATERMARK, log.highWatermark());
     return out;
   }
 

@@ -2,7 +2,6 @@ package dev.kafkamirror.broker.agent.kafka4_4;
 
 import dev.kafkamirror.broker.agent.TestFaults;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
-import dev.kafkamirror.broker.agent.control.PartitionOperationException.Code;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.agent.control.StepOutcome;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
@@ -18,6 +17,8 @@ import dev.kafkamirror.broker.core.stop.StopChecks;
 import dev.kafkamirror.broker.core.stop.StopState;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
 import dev.kafkamirror.broker.core.stop.StopStep;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError.Code;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -506,10 +507,10 @@ public final class KafkaStopSequence {
         out.put(t.ref(), StepOutcome.failed(t.ref(), error));
       } else {
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("barrierOffset", e.getValue());
-        result.put("appended", appendedNow.get(t));
-        result.put("abortedTransactions", 0);
-        result.put("highWatermark", t.log().highWatermark());
+        result.put(Fields.StepResult.BARRIER_OFFSET, e.getValue());
+        result.put(Fields.StepResult.APPENDED, appendedNow.get(t));
+        result.put(Fields.StepResult.ABORTED_TRANSACTIONS, 0);
+        result.put(Fields.StepResult.HIGH_WATERMARK, t.log().highWatermark());
         result.putAll(view(t));
         out.put(t.ref(), StepOutcome.ok(t.ref(), result));
       }
@@ -693,28 +694,28 @@ public final class KafkaStopSequence {
 
   private static Map<String, Object> fields(StopState s) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("step", s.step().name());
-    out.put("stepNumber", s.step().number());
-    out.put("stateLeaderEpoch", s.leaderEpoch());
-    out.put("writerBrokerId", s.writerBrokerId());
-    out.put("truncateTargetOffset", s.truncateTargetOffset());
-    out.put("truncatedToOffset", s.truncatedToOffset());
-    out.put("lastMirroredOffset", s.lastMirroredOffset());
-    out.put("lastMirroredEpoch", s.lastMirroredEpoch());
-    out.put("barrierOffset", s.barrierOffset());
-    out.put("sourceClusterId", s.sourceClusterId());
-    out.put("updatedAtMs", s.updatedAtMs());
+    out.put(Fields.Stop.STEP, s.step().name());
+    out.put(Fields.Stop.STEP_NUMBER, s.step().number());
+    out.put(Fields.Stop.STATE_LEADER_EPOCH, s.leaderEpoch());
+    out.put(Fields.Stop.WRITER_BROKER_ID, s.writerBrokerId());
+    out.put(Fields.Stop.TRUNCATE_TARGET_OFFSET, s.truncateTargetOffset());
+    out.put(Fields.Stop.TRUNCATED_TO_OFFSET, s.truncatedToOffset());
+    out.put(Fields.Stop.LAST_MIRRORED_OFFSET, s.lastMirroredOffset());
+    out.put(Fields.Stop.LAST_MIRRORED_EPOCH, s.lastMirroredEpoch());
+    out.put(Fields.Stop.BARRIER_OFFSET, s.barrierOffset());
+    out.put(Fields.Stop.SOURCE_CLUSTER_ID, s.sourceClusterId());
+    out.put(Fields.Stop.UPDATED_AT_MS, s.updatedAtMs());
     return out;
   }
 
   private Map<String, Object> view(Target t) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("state", t.entry().state().name());
-    out.put("leaderEpoch", t.partition().getLeaderEpoch());
-    out.put("logEndOffset", t.log().logEndOffset());
+    out.put(Fields.StepResult.STATE, t.entry().state().name());
+    out.put(Fields.StepResult.LEADER_EPOCH, t.partition().getLeaderEpoch());
+    out.put(Fields.StepResult.LOG_END_OFFSET, t.log().logEndOffset());
     Map<String, Object> stop = describeStop(t.tp(), t.log());
     if (!stop.isEmpty()) {
-      out.put("stop", stop);
+      out.put(Fields.StepResult.STOP, stop);
     }
     return out;
   }

@@ -3,6 +3,7 @@ package dev.kafkamirror.broker.agent.control;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kafkamirror.contract.ControlCall;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +12,11 @@ class ControlRequestsTest {
   private final ControlRequests requests = new ControlRequests();
 
   private ControlRequests.Parsed parse(String json, boolean requireSource) throws Exception {
-    return requests.parse(json.getBytes(StandardCharsets.UTF_8), requireSource);
+    return parse(json, requireSource ? ControlCall.BARRIER : ControlCall.DESCRIBE);
+  }
+
+  private ControlRequests.Parsed parse(String json, ControlCall call) throws Exception {
+    return requests.parse(json.getBytes(StandardCharsets.UTF_8), call);
   }
 
   @Test
@@ -51,9 +56,13 @@ class ControlRequestsTest {
         "names t-0 a second time");
     assertBad(
         "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}], \"timeoutMs\": 0}", "timeoutMs");
-    assertBad(
-        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"sourceClusterId\": \"\"}]}",
-        "sourceClusterId must be a non-empty string");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"sourceClusterId\": \"\"}]}",
+                    true))
+        .isInstanceOf(ControlRequestException.class)
+        .hasMessageContaining("sourceClusterId must be a non-empty string");
     assertBad(
         "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"colour\": 1}]}",
         "unknown field \"colour\"");
@@ -67,6 +76,39 @@ class ControlRequestsTest {
             ControlRequestException.class, e -> assertThat(e.status()).isEqualTo(400))
         .hasMessageContaining("t-3")
         .hasMessageContaining("needs a sourceClusterId");
+  }
+
+  @Test
+  void aCallRefusesTheFieldsItDoesNotTakeSoThatNoCallerBelievesTheyWereChecked() {
+    // Given a source cluster id on a call that does not check it, or a source on a stop step
+    String withSource =
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 2, \"sourceClusterId\": \"A\"}]}";
+    String withMirrorName =
+        "{\"partitions\": [{\"topic\": \"t\", \"partition\": 2}], \"mirrorName\": \"m\"}";
+    // Then each is a 400 naming the partition or field and the call
+    for (ControlCall call : ControlCall.values()) {
+      if (!call.sourceClusterIdRequired()) {
+        assertThatThrownBy(() -> parse(withSource, call))
+            .isInstanceOfSatisfying(
+                ControlRequestException.class, e -> assertThat(e.status()).isEqualTo(400))
+            .hasMessageContaining("t-2")
+            .hasMessageContaining(call.path());
+      }
+      if (!call.takesMirrorSource()) {
+        assertThatThrownBy(() -> parse(withMirrorName, call))
+            .isInstanceOf(ControlRequestException.class)
+            .hasMessageContaining("mirrorName")
+            .hasMessageContaining(call.path());
+      }
+    }
+    // And a start without its mirror name or source is refused too
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}]}",
+                    ControlCall.START_MIRRORING))
+        .isInstanceOf(ControlRequestException.class)
+        .hasMessageContaining("mirrorName");
   }
 
   private void assertBad(String json, String messagePart) {

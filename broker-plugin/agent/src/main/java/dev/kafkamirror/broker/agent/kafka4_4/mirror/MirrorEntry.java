@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
+import dev.kafkamirror.contract.Fields;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -142,30 +143,32 @@ public final class MirrorEntry {
   /** For the control endpoint's describe. */
   public Map<String, Object> describe(long localLogEndOffset) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("mirrorName", mirrorName);
+    out.put(Fields.Mirror.MIRROR_NAME, mirrorName);
     String mismatch = sourceMismatch;
     boolean halted =
         mismatch != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
     // A mirror that stopped fetching because its source is another cluster is never reported as
     // MIRRORING: the operator maps SOURCE_MISMATCH to a failed partition (SourceClusterMismatch).
-    out.put("state", halted ? "SOURCE_MISMATCH" : state.name());
-    if (halted) {
-      out.put("registeredState", state.name());
-      out.put("sourceMismatch", mismatch);
-      out.put("observedSourceClusterId", observedSourceClusterId);
-    }
-    out.put("sourceClusterId", sourceClusterId);
-    out.put("expectedSourceClusterId", expectedSourceClusterId);
-    out.put("lastMirroredOffset", lastMirroredOffset);
-    out.put("sourceHighWatermark", sourceHighWatermark);
-    out.put("sourceLogStartOffset", sourceLogStartOffset);
     out.put(
-        "lagRecords",
+        Fields.Mirror.STATE,
+        halted ? dev.kafkamirror.contract.MirrorState.SOURCE_MISMATCH.name() : state.name());
+    if (halted) {
+      out.put(Fields.Mirror.REGISTERED_STATE, state.name());
+      out.put(Fields.Mirror.SOURCE_MISMATCH, mismatch);
+      out.put(Fields.Mirror.OBSERVED_SOURCE_CLUSTER_ID, observedSourceClusterId);
+    }
+    out.put(Fields.Mirror.SOURCE_CLUSTER_ID, sourceClusterId);
+    out.put(Fields.Mirror.EXPECTED_SOURCE_CLUSTER_ID, expectedSourceClusterId);
+    out.put(Fields.Mirror.LAST_MIRRORED_OFFSET, lastMirroredOffset);
+    out.put(Fields.Mirror.SOURCE_HIGH_WATERMARK, sourceHighWatermark);
+    out.put(Fields.Mirror.SOURCE_LOG_START_OFFSET, sourceLogStartOffset);
+    out.put(
+        Fields.Mirror.LAG_RECORDS,
         sourceHighWatermark < 0 ? -1L : Math.max(0L, sourceHighWatermark - localLogEndOffset));
-    out.put("batchesAppended", batchesAppended);
+    out.put(Fields.Mirror.BATCHES_APPENDED, batchesAppended);
     String error = halted ? mismatch : lastError;
     if (error != null) {
-      out.put("lastError", error);
+      out.put(Fields.Mirror.LAST_ERROR, error);
     }
     return out;
   }

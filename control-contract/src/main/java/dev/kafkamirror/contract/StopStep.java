@@ -1,8 +1,9 @@
-package dev.kafkamirror.operator.core;
+package dev.kafkamirror.contract;
 
 /**
  * The durable stop progress a destination leader reports in {@code describe.stop.step}, in order.
- * The broker writes each one to its stop-state topic when the step is done.
+ * The broker records each one in its stop-state topic when the step is done ({@link #TRUNCATING}
+ * before the truncation it announces).
  */
 public enum StopStep {
   FETCHERS_REMOVED,
@@ -12,11 +13,8 @@ public enum StopStep {
   BARRIER_WRITTEN,
   STOPPED;
 
-  /** The step named {@code name}, or null for null or a name this operator does not know. */
+  /** The step named {@code name}, or null for null or a name this contract does not know. */
   public static StopStep parse(String name) {
-    if (name == null) {
-      return null;
-    }
     for (StopStep step : values()) {
       if (step.name().equals(name)) {
         return step;

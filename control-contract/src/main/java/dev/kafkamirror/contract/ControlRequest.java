@@ -1,0 +1,190 @@
+package dev.kafkamirror.contract;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The body of every control call. Clients build it and send {@link #toJson()}; the agent parses and
+ * validates it into the same record, so that what a client sends is exactly what the broker acts on
+ * (the contract test round-trips every call).
+ *
+ * @param partitions the partitions of the call, 1 to {@link ControlLimits#MAX_PARTITIONS}
+ * @param timeoutMs how long the broker may work; null for {@link ControlLimits#DEFAULT_TIMEOUT_MS}
+ * @param mirrorName for {@link ControlCall#START_MIRRORING} only
+ * @param source for {@link ControlCall#START_MIRRORING} only
+ */
+public record ControlRequest(
+    List<Partition> partitions, Long timeoutMs, String mirrorName, MirrorSource source) {
+
+  public ControlRequest {
+    partitions = List.copyOf(partitions);
+  }
+
+  /**
+   * One partition of a call.
+   *
+   * @param sourceClusterId the source cluster id, only for calls that {@linkplain
+   *     ControlCall#sourceClusterIdRequired() require it}; null otherwise
+   */
+  public record Partition(String topic, int partition, String sourceClusterId) {
+
+    /** "topic-partition", as Kafka prints a TopicPartition. */
+    public String key() {
+      return topic + "-" + partition;
+    }
+  }
+
+  /**
+   * The source cluster of {@link ControlCall#START_MIRRORING}.
+   *
+   * @param bootstrapServers host:port list
+   * @param clusterId the cluster id the source must report, or null to accept any
+   * @param properties client security settings for the source (keys starting with one of {@link
+   *     ControlLimits#SOURCE_PROPERTY_PREFIXES}), never null
+   */
+  public record MirrorSource(
+      String bootstrapServers, String clusterId, Map<String, String> properties) {
+
+    public MirrorSource {
+      properties =
+          properties == null
+              ? Map.of()
+              : Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+    }
+
+    /** Never prints the property values: they hold passwords. */
+    @Override
+    public String toString() {
+      return "MirrorSource[bootstrapServers="
+          + bootstrapServers
+          + ", clusterId="
+          + clusterId
+          + ", properties="
+          + properties.keySet()
+          + "]";
+    }
+  }
+
+  /** A request for a call without a source: partitions and a timeout. */
+  public static ControlRequest of(List<Partition> partitions, Long timeoutMs) {
+    return new ControlRequest(partitions, timeoutMs, null, null);
+  }
+
+  /** The partitions of {@code topic} with the same (possibly null) source cluster id. */
+  public static List<Partition> partitions(String topic, String sourceClusterId, int... indexes) {
+    List<Partition> out = new ArrayList<>();
+    for (int p : indexes) {
+      out.add(new Partition(topic, p, sourceClusterId));
+    }
+    return out;
+  }
+
+  /** The JSON body, with the field names of {@link Fields}. */
+  public String toJson() {
+    StringBuilder out = new StringBuilder(64 + partitions.size() * 48);
+    out.append('{');
+    name(out, Fields.PARTITIONS).append('[');
+    for (int i = 0; i < partitions.size(); i++) {
+      Partition p = partitions.get(i);
+      if (i > 0) {
+        out.append(',');
+      }
+      out.append('{');
+      name(out, Fields.TOPIC);
+      string(out, p.topic()).append(',');
+      name(out, Fields.PARTITION).append(p.partition());
+      if (p.sourceClusterId() != null) {
+        out.append(',');
+        name(out, Fields.SOURCE_CLUSTER_ID);
+        string(out, p.sourceClusterId());
+      }
+      out.append('}');
+    }
+    out.append(']');
+    if (timeoutMs != null) {
+      out.append(',');
+      name(out, Fields.TIMEOUT_MS).append(timeoutMs.longValue());
+    }
+    if (mirrorName != null) {
+      out.append(',');
+      name(out, Fields.MIRROR_NAME);
+      string(out, mirrorName);
+    }
+    if (source != null) {
+      out.append(',');
+      name(out, Fields.SOURCE).append('{');
+      name(out, Fields.BOOTSTRAP_SERVERS);
+      string(out, source.bootstrapServers());
+      if (source.clusterId() != null) {
+        out.append(',');
+        name(out, Fields.CLUSTER_ID);
+        string(out, source.clusterId());
+      }
+      if (!source.properties().isEmpty()) {
+        out.append(',');
+        name(out, Fields.PROPERTIES).append('{');
+        boolean first = true;
+        for (Map.Entry<String, String> e : source.properties().entrySet()) {
+          if (!first) {
+            out.append(',');
+          }
+          first = false;
+          name(out, e.getKey());
+          string(out, e.getValue());
+        }
+        out.append('}');
+      }
+      out.append('}');
+    }
+    return out.append('}').toString();
+  }
+
+  /** Never prints the source's property values: they hold passwords. */
+  @Override
+  public String toString() {
+    return "ControlRequest[partitions="
+        + partitions.size()
+        + ", timeoutMs="
+        + timeoutMs
+        + ", mirrorName="
+        + mirrorName
+        + ", source="
+        + source
+        + "]";
+  }
+
+  private static StringBuilder name(StringBuilder out, String name) {
+    return string(out, name).append(':');
+  }
+
+  /** A JSON string literal (RFC 8259): quotes, backslash and control characters escaped. */
+  static StringBuilder string(StringBuilder out, String value) {
+    if (value == null) {
+      return out.append("null");
+    }
+    out.append('"');
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        case '\b' -> out.append("\\b");
+        case '\f' -> out.append("\\f");
+        default -> {
+          if (c < 0x20) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    return out.append('"');
+  }
+}

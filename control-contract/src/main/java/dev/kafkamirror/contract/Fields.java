@@ -1,0 +1,142 @@
+package dev.kafkamirror.contract;
+
+import java.util.Set;
+
+/**
+ * The JSON field names of requests and answers. The agent builds its answers with them, the
+ * operator reads them; a field that is not named here is not part of the contract.
+ */
+public final class Fields {
+
+  // Request.
+  public static final String PARTITIONS = "partitions";
+  public static final String TIMEOUT_MS = "timeoutMs";
+  public static final String MIRROR_NAME = "mirrorName";
+  public static final String SOURCE = "source";
+  public static final String TOPIC = "topic";
+  public static final String PARTITION = "partition";
+  public static final String SOURCE_CLUSTER_ID = "sourceClusterId";
+  public static final String BOOTSTRAP_SERVERS = "bootstrapServers";
+  public static final String CLUSTER_ID = "clusterId";
+  public static final String PROPERTIES = "properties";
+
+  /** The top-level fields of a request body. */
+  public static final Set<String> REQUEST = Set.of(PARTITIONS, TIMEOUT_MS, MIRROR_NAME, SOURCE);
+
+  /** The fields of one partition of a request. */
+  public static final Set<String> REQUEST_PARTITION = Set.of(TOPIC, PARTITION, SOURCE_CLUSTER_ID);
+
+  /** The fields of {@code source}. */
+  public static final Set<String> REQUEST_SOURCE =
+      Set.of(BOOTSTRAP_SERVERS, CLUSTER_ID, PROPERTIES);
+
+  // Answer: {"results": [{"topic", "partition", ...result fields or "error": {"code", "message"}}]}
+  public static final String RESULTS = "results";
+  public static final String ERROR = "error";
+  public static final String CODE = "code";
+  public static final String MESSAGE = "message";
+
+  /** {@code /v1/describe}: one local replica. */
+  public static final class Describe {
+    public static final String ROLE = "role";
+    public static final String LEADER_ID = "leaderId";
+    public static final String LEADER_EPOCH = "leaderEpoch";
+    public static final String REPLICAS = "replicas";
+    public static final String ISR = "isr";
+    public static final String LOG_START_OFFSET = "logStartOffset";
+    public static final String LOG_END_OFFSET = "logEndOffset";
+    public static final String HIGH_WATERMARK = "highWatermark";
+    public static final String LAST_STABLE_OFFSET = "lastStableOffset";
+    public static final String PRODUCER_ENTRIES = "producerEntries";
+    public static final String OPEN_TRANSACTIONS = "openTransactions";
+    public static final String BARRIER_RESETS = "barrierResets";
+    public static final String BARRIER_RULE_ENABLED = "barrierRuleEnabled";
+
+    /** The mirror registration ({@link Mirror}); absent when the partition is no mirror. */
+    public static final String MIRROR = "mirror";
+
+    /** The durable stop progress ({@link Stop}); absent before a stop starts. */
+    public static final String STOP = "stop";
+
+    private Describe() {}
+  }
+
+  /** {@code describe.mirror}. */
+  public static final class Mirror {
+    public static final String MIRROR_NAME = "mirrorName";
+
+    /** A {@link MirrorState} name. */
+    public static final String STATE = "state";
+
+    public static final String SOURCE_CLUSTER_ID = "sourceClusterId";
+    public static final String EXPECTED_SOURCE_CLUSTER_ID = "expectedSourceClusterId";
+    public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
+    public static final String SOURCE_HIGH_WATERMARK = "sourceHighWatermark";
+    public static final String SOURCE_LOG_START_OFFSET = "sourceLogStartOffset";
+    public static final String LAG_RECORDS = "lagRecords";
+    public static final String BATCHES_APPENDED = "batchesAppended";
+    public static final String LAST_ERROR = "lastError";
+
+    /** With {@link MirrorState#SOURCE_MISMATCH}: the registration's own state. */
+    public static final String REGISTERED_STATE = "registeredState";
+
+    /** With {@link MirrorState#SOURCE_MISMATCH}: why fetching halted. */
+    public static final String SOURCE_MISMATCH = "sourceMismatch";
+
+    /** With {@link MirrorState#SOURCE_MISMATCH}: the cluster id the source reported. */
+    public static final String OBSERVED_SOURCE_CLUSTER_ID = "observedSourceClusterId";
+
+    private Mirror() {}
+  }
+
+  /** {@code describe.stop}. */
+  public static final class Stop {
+    /** A {@link StopStep} name. */
+    public static final String STEP = "step";
+
+    public static final String STEP_NUMBER = "stepNumber";
+    public static final String STATE_LEADER_EPOCH = "stateLeaderEpoch";
+    public static final String WRITER_BROKER_ID = "writerBrokerId";
+    public static final String TRUNCATE_TARGET_OFFSET = "truncateTargetOffset";
+    public static final String TRUNCATED_TO_OFFSET = "truncatedToOffset";
+    public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
+    public static final String LAST_MIRRORED_EPOCH = "lastMirroredEpoch";
+    public static final String BARRIER_OFFSET = "barrierOffset";
+    public static final String SOURCE_CLUSTER_ID = "sourceClusterId";
+    public static final String UPDATED_AT_MS = "updatedAtMs";
+
+    private Stop() {}
+  }
+
+  /** One entry of {@code describe.barrierResets}. */
+  public static final class BarrierReset {
+    public static final String PATH = "path";
+    public static final String BARRIER_OFFSET = "barrierOffset";
+    public static final String PRODUCERS_REMOVED = "producersRemoved";
+    public static final String FORCED_ABORTS = "forcedAborts";
+    public static final String RESET_MICROS = "resetMicros";
+    public static final String SOURCE_CLUSTER_ID = "sourceClusterId";
+    public static final String MALFORMED_VALUE = "malformedValue";
+
+    private BarrierReset() {}
+  }
+
+  /** The result fields of the state-changing calls. */
+  public static final class StepResult {
+    /** A {@link MirrorState} name: the partition's state after the call. */
+    public static final String STATE = "state";
+
+    public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
+    public static final String LEADER_EPOCH = "leaderEpoch";
+    public static final String LOG_END_OFFSET = "logEndOffset";
+    public static final String BARRIER_OFFSET = "barrierOffset";
+    public static final String APPENDED = "appended";
+    public static final String ABORTED_TRANSACTIONS = "abortedTransactions";
+    public static final String HIGH_WATERMARK = "highWatermark";
+    public static final String STOP = "stop";
+
+    private StepResult() {}
+  }
+
+  private Fields() {}
+}

@@ -1,0 +1,28 @@
+package dev.kafkamirror.contract;
+
+/** Where a destination partition stands as a mirror ({@code describe.mirror.state}). */
+public enum MirrorState {
+  /** Fetchers copy the source partition as-is; client writes are refused. */
+  MIRRORING,
+  /** Fetchers removed, still read-only; resume adds them back. */
+  PAUSED,
+  /** Fetchers removed for a failover; still read-only until made writable. */
+  STOPPING,
+  /** Writable: the partition is no longer a mirror. */
+  STOPPED,
+  /**
+   * Describe only: fetching halted for good because the source reported another cluster id than the
+   * one the mirror was registered with; {@code registeredState} holds the registration's state.
+   */
+  SOURCE_MISMATCH;
+
+  /** The state named {@code name}, or null for null or a name this contract does not know. */
+  public static MirrorState parse(String name) {
+    for (MirrorState s : values()) {
+      if (s.name().equals(name)) {
+        return s;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,7 @@
+package dev.kafkamirror.contract;
+
+/** The local replica's role ({@code describe.role}). */
+public enum Role {
+  LEADER,
+  FOLLOWER
+}
