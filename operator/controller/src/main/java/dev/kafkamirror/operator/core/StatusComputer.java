@@ -90,6 +90,16 @@ public final class StatusComputer {
 
     boolean allStopped = total > 0 && stopped == total;
     boolean stopWanted = in.target() == MirrorIntent.Target.STOPPED;
+    // Stopped never steps back: once every partition was STOPPED under this generation, partitions
+    // that cannot be observed right now (a leader moving, a broker down) do not undo it; nothing
+    // un-stops a partition. A partition observed in an earlier phase is not hidden: it turns
+    // Stopped False.
+    boolean stoppedHeld =
+        stopWanted
+            && !allStopped
+            && total > 0
+            && stopped + unknown == total
+            && wasStopped(previous, in.generation(), total);
     boolean stopBegun = in.plan() != null && (in.plan().stopBegun() || stopActing(in.plan()));
     status.setStopStartedAt(
         previous.getStopStartedAt() != null
@@ -147,7 +157,21 @@ public final class StatusComputer {
 
     List<Condition> conditions = new ArrayList<>();
     // Stopped
-    if (stopWanted && allStopped) {
+    if (stoppedHeld) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.STOPPED,
+              true,
+              Reasons.ALL_PARTITIONS_STOPPED,
+              "all "
+                  + total
+                  + " partitions were STOPPED behind a durable MIRROR_PID_RESET barrier; "
+                  + unknown
+                  + " cannot be observed now (see Degraded)"));
+    } else if (stopWanted && allStopped) {
       conditions.add(
           condition(
               previous,
@@ -358,6 +382,22 @@ public final class StatusComputer {
       out.add(p);
     }
     return out;
+  }
+
+  /** Whether {@code previous} said Stopped=True for {@code generation} over {@code total}. */
+  private static boolean wasStopped(ClusterMirrorStatus previous, long generation, int total) {
+    if (previous.getConditions() == null
+        || previous.getPartitionCounts() == null
+        || !Integer.valueOf(total).equals(previous.getPartitionCounts().getTotal())) {
+      return false;
+    }
+    return previous.getConditions().stream()
+        .anyMatch(
+            c ->
+                Reasons.STOPPED.equals(c.getType())
+                    && "True".equals(c.getStatus())
+                    && c.getObservedGeneration() != null
+                    && c.getObservedGeneration() == generation);
   }
 
   private static Condition condition(

@@ -259,4 +259,56 @@ class StatusComputerTest {
     assertThat(condition(s, "Stopped").getStatus()).isEqualTo("False");
     assertThat(s.getStopStartedAt()).isNull();
   }
+
+  @Test
+  void stoppedDoesNotStepBackWhenAStoppedPartitionCannotBeObservedForAWhile() {
+    // Given every partition was STOPPED under generation 3
+    List<PartitionObservation> all =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPED", 0), stop("STOPPED", 100L)));
+    ClusterMirrorStatus stopped = compute(MirrorIntent.Target.STOPPED, all, null, T0, 3);
+    assertThat(condition(stopped, "Stopped").getStatus()).isEqualTo("True");
+    // When partition 1's leader cannot be reached in the next round
+    List<PartitionObservation> gap =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            PartitionObservation.failed(
+                Observations.key(1), 2, List.of(1, 2, 3), "IO", "broker 2 is restarting"));
+    ClusterMirrorStatus next = compute(MirrorIntent.Target.STOPPED, gap, stopped, T1, 3);
+    // Then Stopped stays True (and keeps its transition time), and Degraded says what is unseen
+    assertThat(condition(next, "Stopped").getStatus()).isEqualTo("True");
+    assertThat(condition(next, "Stopped").getLastTransitionTime()).isEqualTo(T0.toString());
+    assertThat(condition(next, "Stopped").getMessage()).contains("1 cannot be observed now");
+    assertThat(condition(next, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(next.getStopFinishedAt()).isEqualTo(T0.toString());
+  }
+
+  @Test
+  void stoppedTurnsFalseWhenAPartitionIsSeenInAnEarlierPhaseOrTheSpecChanged() {
+    List<PartitionObservation> all =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPED", 0), stop("STOPPED", 100L)));
+    ClusterMirrorStatus stopped = compute(MirrorIntent.Target.STOPPED, all, null, T0, 3);
+    // A partition reported back at BARRIER_WRITTEN is not hidden
+    List<PartitionObservation> back =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPING", 0), stop("BARRIER_WRITTEN", 100L)));
+    assertThat(
+            condition(compute(MirrorIntent.Target.STOPPED, back, stopped, T1, 3), "Stopped")
+                .getStatus())
+        .isEqualTo("False");
+    // And an unobservable partition under a new generation does not inherit the old Stopped
+    List<PartitionObservation> gap =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            PartitionObservation.failed(
+                Observations.key(1), 2, List.of(1, 2, 3), "IO", "broker 2 is restarting"));
+    assertThat(
+            condition(compute(MirrorIntent.Target.STOPPED, gap, stopped, T1, 4), "Stopped")
+                .getStatus())
+        .isEqualTo("False");
+  }
 }

@@ -115,6 +115,42 @@ final class OperatorProcess implements AutoCloseable {
     ProcessReaper.instance().unregister(process.toHandle());
   }
 
+  /** SIGSTOP: the JVM freezes mid-whatever (a zombie Lease holder), until {@link #resume}. */
+  synchronized void pause() {
+    signal("-STOP");
+  }
+
+  /** SIGCONT after {@link #pause}: the JVM goes on where it froze. */
+  synchronized void resume() {
+    signal("-CONT");
+  }
+
+  private void signal(String signal) {
+    if (process == null || !process.isAlive()) {
+      throw new IllegalStateException("the operator is not running");
+    }
+    try {
+      Process kill =
+          new ProcessBuilder("kill", signal, Long.toString(process.pid()))
+              .redirectErrorStream(true)
+              .start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        kill.destroyForcibly();
+        throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** The pid of the running JVM. */
+  long pid() {
+    return process.pid();
+  }
+
   boolean isAlive() {
     return process != null && process.isAlive();
   }

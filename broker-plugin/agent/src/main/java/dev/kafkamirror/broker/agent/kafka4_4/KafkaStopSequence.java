@@ -602,6 +602,15 @@ public final class KafkaStopSequence {
   private static final long DESCRIBE_SYNC_MS = 2_000L;
 
   /**
+   * After a describe sync failed, describe answers without trying again for this long (a batch of
+   * many partitions must not wait {@link #DESCRIBE_SYNC_MS} for each of them).
+   */
+  private static final long DESCRIBE_SYNC_RETRY_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  private static volatile long describeSyncRetryAtNanos = System.nanoTime();
+  private static volatile String describeSyncError;
+
+  /**
    * The durable stop fields of a local partition, for describe; empty when none.
    *
    * <p>Monotonic: a leader answers from a table it has read up to date in its current leader epoch
@@ -671,10 +680,17 @@ public final class KafkaStopSequence {
       }
     }
     toSync.put(key, partition.get().getLeaderEpoch());
+    String lastError = describeSyncError;
+    if (lastError != null && System.nanoTime() - describeSyncRetryAtNanos < 0) {
+      return lastError;
+    }
     try {
       store.syncAsLeader(toSync, DESCRIBE_SYNC_MS);
+      describeSyncError = null;
       return null;
     } catch (StopStateUnavailableException e) {
+      describeSyncRetryAtNanos = System.nanoTime() + DESCRIBE_SYNC_RETRY_NANOS;
+      describeSyncError = e.getMessage();
       return e.getMessage();
     }
   }
