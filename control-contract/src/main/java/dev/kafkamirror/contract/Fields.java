@@ -58,7 +58,22 @@ public final class Fields {
     /** The durable stop progress ({@link Stop}); absent before a stop starts. */
     public static final String STOP = "stop";
 
+    /** What this broker's write guards refused ({@link WriteGuards}); informational. */
+    public static final String WRITE_GUARDS = "writeGuards";
+
     private Describe() {}
+  }
+
+  /** {@code describe.writeGuards}: counts since the broker started. */
+  public static final class WriteGuards {
+    public static final String REFUSED_TRANSACTION_ADDS = "refusedTransactionAdds";
+    public static final String REFUSED_TRANSACTION_MARKERS = "refusedTransactionMarkers";
+    public static final String REFUSED_STATE_TOPIC_WRITES = "refusedStateTopicWrites";
+    public static final String LAST_REFUSED_STATE_TOPIC_WRITE = "lastRefusedStateTopicWrite";
+    public static final String UNVERIFIED_STATE_RECORDS = "unverifiedStateRecords";
+    public static final String LAST_UNVERIFIED_STATE_RECORD = "lastUnverifiedStateRecord";
+
+    private WriteGuards() {}
   }
 
   /** {@code describe.mirror}. */

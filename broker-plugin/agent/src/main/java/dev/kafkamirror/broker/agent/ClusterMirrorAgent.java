@@ -76,6 +76,36 @@ public final class ClusterMirrorAgent {
     }
   }
 
+  /**
+   * Sets the key that authenticates stop-state records. Without a usable key the state topic is
+   * still guarded: no client write to it verifies and the reader trusts no record (fail closed).
+   */
+  private static void configureStateRecordAuth(PluginConfig config) {
+    Optional<byte[]> key;
+    String reason;
+    try {
+      key = config.stateRecordKey();
+      reason =
+          "no stop-state secret is configured: set "
+              + PluginConfig.STATE_SECRET_FILE
+              + " or "
+              + PluginConfig.CONTROL_SECRET_FILE;
+    } catch (IllegalArgumentException e) {
+      key = Optional.empty();
+      reason = e.getMessage();
+    }
+    if (key.isEmpty()) {
+      LOG.error(
+          "cluster mirror agent: {}; this broker writes no stop state and trusts none of {}",
+          reason,
+          config.stateTopic());
+    }
+    dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth.configure(
+        config.stateTopic(),
+        key.map(dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth::withKey),
+        reason);
+  }
+
   static void install(String agentArgs, Instrumentation instrumentation) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
     SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
@@ -96,6 +126,7 @@ public final class ClusterMirrorAgent {
     }
     PluginConfig config =
         PluginConfig.fromBrokerCommandLine(System.getProperty("sun.java.command"), agentArgs);
+    configureStateRecordAuth(config);
     List<String> missing = Kafka44Instrumentation.missingTargets(TypePool.Default.of(app));
     if (!missing.isEmpty()) {
       LOG.error(

@@ -30,6 +30,9 @@ import java.util.Properties;
  *       this cluster; by default this broker's advertised listener named by {@code
  *       inter.broker.listener.name}. Client settings such as {@code security.protocol} or {@code
  *       sasl.jaas.config} go under the prefix {@value #LOCAL_CLIENT_PREFIX}.
+ *   <li>{@value #STATE_SECRET_FILE} or {@value #STATE_SECRET}: the key (at least 16 characters, the
+ *       same on every broker of the cluster) that authenticates the records of the stop-state
+ *       topic; by default a key derived from the control secret. See {@link #stateRecordKey()}.
  * </ul>
  *
  * <p>Immutable.
@@ -49,6 +52,8 @@ public record PluginConfig(
   public static final String STATE_TOPIC_PARTITIONS = "cluster.mirror.state.topic.partitions";
   public static final String LOCAL_BOOTSTRAP = "cluster.mirror.local.bootstrap.servers";
   public static final String LOCAL_CLIENT_PREFIX = "cluster.mirror.local.client.";
+  public static final String STATE_SECRET = "cluster.mirror.state.secret";
+  public static final String STATE_SECRET_FILE = "cluster.mirror.state.secret.file";
 
   public PluginConfig {
     raw = Map.copyOf(raw);
@@ -232,5 +237,42 @@ public record PluginConfig(
     }
     props.put("bootstrap.servers", address);
     return props;
+  }
+
+  /**
+   * The key that authenticates the stop-state topic's records: {@value #STATE_SECRET_FILE} or
+   * {@value #STATE_SECRET} when set, else a key derived from the control secret; empty when neither
+   * is configured (then the plugin writes no stop state and trusts none). The one place the key
+   * comes from.
+   *
+   * @throws IllegalArgumentException when a state secret is set but shorter than 16 characters, or
+   *     its file cannot be read
+   */
+  public Optional<byte[]> stateRecordKey() {
+    Optional<String> secret = Optional.ofNullable(raw.get(STATE_SECRET)).map(String::trim);
+    String file = raw.get(STATE_SECRET_FILE);
+    if (file != null && !file.isBlank()) {
+      try {
+        secret = Optional.of(Files.readString(Path.of(file.trim())).trim());
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            STATE_SECRET_FILE + "=" + file + " cannot be read: " + e.getMessage(), e);
+      }
+    }
+    if (secret.isPresent()) {
+      if (secret.get().length() < 16) {
+        throw new IllegalArgumentException(
+            "the stop-state secret in "
+                + STATE_SECRET
+                + " or "
+                + STATE_SECRET_FILE
+                + " must have at least 16 characters");
+      }
+      return Optional.of(
+          dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth.deriveKey(secret.get()));
+    }
+    return controlSecret()
+        .filter(s -> s.length() >= 16)
+        .map(dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth::deriveKey);
   }
 }

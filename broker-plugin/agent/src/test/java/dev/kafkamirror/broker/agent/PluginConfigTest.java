@@ -101,4 +101,34 @@ class PluginConfigTest {
     assertThatThrownBy(told::stateTopicPartitions)
         .hasMessageContaining("cluster.mirror.state.topic.partitions");
   }
+
+  @Test
+  void theStateRecordKeyComesFromTheStateSecretOrElseTheControlSecret(@TempDir Path dir)
+      throws Exception {
+    // Given only a control secret: a key derived from it
+    PluginConfig control =
+        PluginConfig.from(Map.of(PluginConfig.CONTROL_SECRET, "0123456789abcdef-control"));
+    assertThat(control.stateRecordKey()).isPresent();
+    // And a state secret (file) wins over it, and differs
+    Path file = dir.resolve("state-secret");
+    Files.writeString(file, "0123456789abcdef-state\n");
+    PluginConfig state =
+        PluginConfig.from(
+            Map.of(
+                PluginConfig.CONTROL_SECRET,
+                "0123456789abcdef-control",
+                PluginConfig.STATE_SECRET_FILE,
+                file.toString()));
+    assertThat(state.stateRecordKey().orElseThrow())
+        .isNotEqualTo(control.stateRecordKey().orElseThrow())
+        .isEqualTo(
+            PluginConfig.from(Map.of(PluginConfig.STATE_SECRET, "0123456789abcdef-state"))
+                .stateRecordKey()
+                .orElseThrow());
+    // And without either there is no key, and a short state secret is refused
+    assertThat(PluginConfig.from(Map.of()).stateRecordKey()).isEmpty();
+    assertThatThrownBy(
+            () -> PluginConfig.from(Map.of(PluginConfig.STATE_SECRET, "short")).stateRecordKey())
+        .hasMessageContaining("at least 16 characters");
+  }
 }

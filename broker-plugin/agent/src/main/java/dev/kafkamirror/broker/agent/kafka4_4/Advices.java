@@ -100,4 +100,44 @@ final class Advices {
       MirrorGuard.checkClientWrite(log, origin);
     }
   }
+
+  /**
+   * {@code UnifiedLog.appendAsLeader}, a second advice with the records: transaction markers into
+   * mirror partitions, and client writes to the stop-state topic that the plugin did not sign.
+   */
+  static final class AppendAsLeaderRecordsGuard {
+    private AppendAsLeaderRecordsGuard() {}
+
+    // No suppress: the refusals must reach the writer; both guards catch their own failures.
+    @Advice.OnMethodEnter
+    static void enter(
+        @Advice.This UnifiedLog log,
+        @Advice.Argument(0) MemoryRecords records,
+        @Advice.Argument(2) AppendOrigin origin) {
+      MarkerGuard.checkCoordinatorAppend(log, records, origin);
+      StateTopicGuard.checkStateTopicWrite(log, records, origin);
+    }
+  }
+
+  /**
+   * {@code TransactionCoordinator.handleAddPartitionsToTransaction(String, long, short, Set,
+   * Function1, TransactionVersion, RequestLocal)}: skipped, with the callback answered, when a
+   * partition is a mirror.
+   */
+  static final class AddPartitionsToTransactionGuard {
+    private AddPartitionsToTransactionGuard() {}
+
+    // No suppress: a suppressed failure would run the method and add the partition (fail open);
+    // an exception reaches the request handler, which answers with an error.
+    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class)
+    static boolean enter(
+        @Advice.Argument(0) String transactionalId,
+        @Advice.Argument(1) long producerId,
+        @Advice.Argument(2) short producerEpoch,
+        @Advice.Argument(3) java.util.Set<org.apache.kafka.common.TopicPartition> partitions,
+        @Advice.Argument(4) Object responseCallback) {
+      return TransactionGuard.refuseAdd(
+          transactionalId, producerId, producerEpoch, partitions, responseCallback);
+    }
+  }
 }

@@ -32,6 +32,8 @@ public final class Kafka44Instrumentation {
   static final String RECORDS = "org.apache.kafka.common.record.internal.Records";
   static final String RECORD_BATCH = "org.apache.kafka.common.record.internal.RecordBatch";
   static final String APPEND_ORIGIN = "org.apache.kafka.storage.internals.log.AppendOrigin";
+  static final String TRANSACTION_COORDINATOR =
+      "kafka.coordinator.transaction.TransactionCoordinator";
 
   /** One hooked method. */
   record Target(
@@ -95,6 +97,31 @@ public final class Kafka44Instrumentation {
                 .and(takesArgument(0, named(MEMORY_RECORDS)))
                 .and(takesArgument(2, named(APPEND_ORIGIN))),
             Advices.AppendAsLeaderGuard.class,
+            true));
+    targets.add(
+        new Target(
+            UNIFIED_LOG,
+            "public LogAppendInfo appendAsLeader(MemoryRecords, int, AppendOrigin, RequestLocal,"
+                + " VerificationGuard, short) (records guard)",
+            named("appendAsLeader")
+                .and(takesArguments(6))
+                .and(takesArgument(0, named(MEMORY_RECORDS)))
+                .and(takesArgument(2, named(APPEND_ORIGIN))),
+            Advices.AppendAsLeaderRecordsGuard.class,
+            true));
+    targets.add(
+        new Target(
+            TRANSACTION_COORDINATOR,
+            "public void handleAddPartitionsToTransaction(String, long, short, java.util.Set,"
+                + " scala.Function1, TransactionVersion, RequestLocal)",
+            named("handleAddPartitionsToTransaction")
+                .and(takesArguments(7))
+                .and(takesArgument(0, String.class))
+                .and(takesArgument(1, long.class))
+                .and(takesArgument(2, short.class))
+                .and(takesArgument(3, named("java.util.Set")))
+                .and(takesArgument(4, named("scala.Function1"))),
+            Advices.AddPartitionsToTransactionGuard.class,
             true));
     targets.add(
         new Target(

@@ -93,7 +93,9 @@ public final class KafkaPartitionControl implements PartitionControl {
     }
     out.put(Fields.Describe.BARRIER_RESETS, resets);
     out.put(Fields.Describe.BARRIER_RULE_ENABLED, BarrierHooks.ruleEnabled());
-    Map<String, Object> mirror = MirrorRegistry.instance().describe(tp, log.logEndOffset());
+    out.put(Fields.Describe.WRITE_GUARDS, WriteGuardCounters.describe());
+    Map<String, Object> mirror =
+        MirrorRegistry.instance().describe(tp, log.logEndOffset(), partition.isLeader());
     if (!mirror.isEmpty()) {
       out.put(Fields.Describe.MIRROR, mirror);
       Map<String, Object> stop = KafkaStopSequence.describeStop(tp, log);
@@ -277,13 +279,17 @@ public final class KafkaPartitionControl implements PartitionControl {
               new org.apache.kafka.common.record.internal.EndTransactionMarker(
                   org.apache.kafka.common.record.internal.ControlRecordType.ABORT,
                   Math.max(0, entry.get().coordinatorEpoch())));
-      partition.appendRecordsToLeader(
-          abort,
-          AppendOrigin.COORDINATOR,
-          -1,
-          RequestLocal.noCaching(),
-          VerificationGuard.SENTINEL,
-          (short) 0);
+      // The plugin's own marker: MarkerGuard refuses markers into a mirror partition from anyone
+      // else.
+      PluginAppends.run(
+          () ->
+              partition.appendRecordsToLeader(
+                  abort,
+                  AppendOrigin.COORDINATOR,
+                  -1,
+                  RequestLocal.noCaching(),
+                  VerificationGuard.SENTINEL,
+                  (short) 0));
       written++;
     }
     return written;

@@ -140,8 +140,33 @@ public final class MirrorEntry {
     return state != MirrorState.STOPPED;
   }
 
-  /** For the control endpoint's describe. */
+  /** For the control endpoint's describe, as the leader. */
   public Map<String, Object> describe(long localLogEndOffset) {
+    return describe(localLogEndOffset, true);
+  }
+
+  /**
+   * For the control endpoint's describe. {@code lagRecords} is the source's high watermark (the end
+   * of what a mirror can read there) minus the local log end, -1 when unknown. It is never clamped:
+   * a local log that ends beyond the source's is not "lag 0" but -1 and, on the leader of a mirror
+   * that follows its source, an error: the destination holds records the source does not have.
+   */
+  public Map<String, Object> describe(long localLogEndOffset, boolean leader) {
+    long lag = sourceHighWatermark < 0 ? -1L : sourceHighWatermark - localLogEndOffset;
+    String error = lastError;
+    if (lag < 0 && sourceHighWatermark >= 0) {
+      lag = -1L;
+      if (leader && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED)) {
+        String ahead =
+            "the local log ends at offset "
+                + localLogEndOffset
+                + ", beyond the source's high watermark "
+                + sourceHighWatermark
+                + ": the destination holds records the source does not have; the mirror cannot"
+                + " follow until that is resolved";
+        error = error == null ? ahead : ahead + "; " + error;
+      }
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put(Fields.Mirror.MIRROR_NAME, mirrorName);
     String mismatch = sourceMismatch;
@@ -162,11 +187,11 @@ public final class MirrorEntry {
     out.put(Fields.Mirror.LAST_MIRRORED_OFFSET, lastMirroredOffset);
     out.put(Fields.Mirror.SOURCE_HIGH_WATERMARK, sourceHighWatermark);
     out.put(Fields.Mirror.SOURCE_LOG_START_OFFSET, sourceLogStartOffset);
-    out.put(
-        Fields.Mirror.LAG_RECORDS,
-        sourceHighWatermark < 0 ? -1L : Math.max(0L, sourceHighWatermark - localLogEndOffset));
+    out.put(Fields.Mirror.LAG_RECORDS, lag);
     out.put(Fields.Mirror.BATCHES_APPENDED, batchesAppended);
-    String error = halted ? mismatch : lastError;
+    if (halted) {
+      error = mismatch;
+    }
     if (error != null) {
       out.put(Fields.Mirror.LAST_ERROR, error);
     }

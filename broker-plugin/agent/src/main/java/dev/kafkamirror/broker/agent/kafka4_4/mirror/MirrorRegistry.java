@@ -279,6 +279,12 @@ public final class MirrorRegistry {
     return entriesSorted();
   }
 
+  /** For describe: the mirror fields of a partition, described by its leader or a follower. */
+  public Map<String, Object> describe(TopicPartition tp, long logEndOffset, boolean leader) {
+    MirrorEntry entry = entries.get(tp);
+    return entry == null ? new LinkedHashMap<>() : entry.describe(logEndOffset, leader);
+  }
+
   /** For describe: the mirror fields of a partition. */
   public Map<String, Object> describe(TopicPartition tp, long logEndOffset) {
     MirrorEntry entry = entries.get(tp);

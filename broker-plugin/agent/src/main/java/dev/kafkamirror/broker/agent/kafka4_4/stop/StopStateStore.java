@@ -98,6 +98,8 @@ public final class StopStateStore implements AutoCloseable {
 
   private Admin admin;
   private volatile long unreadableRecords;
+  private volatile long unverifiedRecords;
+  private volatile String lastUnverifiedRecord;
 
   private static volatile java.util.function.Consumer<StopStateStore> onEveryCatchUp = s -> {};
 
@@ -317,8 +319,7 @@ public final class StopStateStore implements AutoCloseable {
         sent.put(
             state,
             p.send(
-                new ProducerRecord<>(
-                    topic,
+                signed(
                     partitionOf(state.key(), partitions),
                     StopStateCodec.encodeKey(state.key(), state.leaderEpoch()),
                     StopStateCodec.encodeValue(state))));
@@ -341,8 +342,7 @@ public final class StopStateStore implements AutoCloseable {
         if (oldEpoch != null) {
           // The older epoch's record no longer counts; a tombstone lets compaction drop it.
           p.send(
-              new ProducerRecord<>(
-                  topic,
+              signed(
                   partitionOf(state.key(), partitions),
                   StopStateCodec.encodeKey(state.key(), oldEpoch),
                   null));
@@ -380,6 +380,40 @@ public final class StopStateStore implements AutoCloseable {
       }
     }
     return outcomes;
+  }
+
+  /**
+   * A record of the state topic carrying the MAC that tells the plugin's writes apart from any
+   * other client's (see {@link StateRecordAuth}).
+   *
+   * @throws IllegalStateException when this broker has no state secret: it writes no stop state
+   */
+  private ProducerRecord<byte[], byte[]> signed(int partition, byte[] key, byte[] value) {
+    StateRecordAuth auth =
+        StateRecordAuth.configured()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "cannot authenticate stop-state records: "
+                            + StateRecordAuth.unavailableReason()));
+    return new ProducerRecord<>(
+        topic,
+        partition,
+        key,
+        value,
+        List.of(
+            new org.apache.kafka.common.header.internals.RecordHeader(
+                StateRecordAuth.HEADER, auth.mac(topic, partition, key, value))));
+  }
+
+  /** How many records of the state topic this broker ignored because they did not verify. */
+  public long unverifiedRecords() {
+    return unverifiedRecords;
+  }
+
+  /** Where and why the last record that did not verify was ignored, if any. */
+  public Optional<String> lastUnverifiedRecord() {
+    return Optional.ofNullable(lastUnverifiedRecord);
   }
 
   /** An Admin client of this cluster, shared by control calls (Admin is thread-safe). */
@@ -552,6 +586,30 @@ public final class StopStateStore implements AutoCloseable {
 
   private void apply(ConsumerRecord<byte[], byte[]> r) {
     String where = r.topic() + "-" + r.partition() + "@" + r.offset();
+    org.apache.kafka.common.header.Header mac = r.headers().lastHeader(StateRecordAuth.HEADER);
+    Optional<String> unverified =
+        StateRecordAuth.configured()
+            .map(
+                a ->
+                    a.check(
+                        r.topic(),
+                        r.partition(),
+                        r.key(),
+                        r.value(),
+                        mac == null ? null : mac.value()))
+            .orElseGet(() -> Optional.of(StateRecordAuth.unavailableReason()));
+    if (unverified.isPresent()) {
+      // Fail closed: a record that does not verify never enters the table, whatever it says.
+      unverifiedRecords++;
+      lastUnverifiedRecord = where + ": " + unverified.get();
+      LOG.error(
+          "ignoring stop-state record {}: it does not verify ({}); only the plugin writes {}, so"
+              + " this is a forgery or a broker with another state secret",
+          where,
+          unverified.get(),
+          topic);
+      return;
+    }
     try {
       StopStateCodec.VersionedKey key = StopStateCodec.decodeKey(r.key(), where);
       synchronized (this) {

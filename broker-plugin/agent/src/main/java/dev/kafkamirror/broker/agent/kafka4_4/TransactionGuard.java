@@ -1,0 +1,96 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * At the transaction coordinator: no destination transaction may include a mirror partition. {@code
+ * TransactionCoordinator.handleAddPartitionsToTransaction} serves both the producer's
+ * AddPartitionsToTxn (transaction version 1) and the partition leader's implicit add on produce
+ * (version 2); when any of the partitions must stay read-only ({@link
+ * MirrorRegistry#readOnlyReason}, which answers also for partitions this broker does not host), the
+ * whole request is answered with {@link Errors#INVALID_RECORD} and nothing is added. The producer
+ * sees INVALID_RECORD for the add (version 1) or for its produce (version 2) and must abort; the
+ * abort then writes no marker into the mirror partition, since it never joined.
+ *
+ * <p>Fail closed: when the guard cannot decide for a partition, it refuses. Thread-safe.
+ */
+public final class TransactionGuard {
+
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.kafkamirror.broker.agent.TransactionGuard");
+
+  private static final AtomicLong refused = new AtomicLong();
+
+  private TransactionGuard() {}
+
+  /**
+   * Entry of {@code handleAddPartitionsToTransaction}: true when refused (the callback has been
+   * answered and the coordinator method must be skipped).
+   */
+  public static boolean refuseAdd(
+      String transactionalId,
+      long producerId,
+      short producerEpoch,
+      Collection<TopicPartition> partitions,
+      Object responseCallback) {
+    Optional<String> refusal =
+        refusal(
+            partitions,
+            tp -> {
+              try {
+                return MirrorRegistry.instance().readOnlyReason(tp);
+              } catch (Throwable t) {
+                return Optional.of(
+                    "cannot tell whether " + tp + " is a mirror partition (" + t + ")");
+              }
+            });
+    if (refusal.isEmpty()) {
+      return false;
+    }
+    refused.incrementAndGet();
+    LOG.error(
+        "refusing to add {} to transaction {} (producer id {}, epoch {}) with INVALID_RECORD: {}",
+        sorted(partitions),
+        transactionalId,
+        producerId,
+        producerEpoch,
+        refusal.get());
+    @SuppressWarnings("unchecked")
+    scala.Function1<Errors, ?> callback = (scala.Function1<Errors, ?>) responseCallback;
+    callback.apply(Errors.INVALID_RECORD);
+    return true;
+  }
+
+  /** The reasons the partitions may not join a transaction, joined, or empty when all may. Pure. */
+  static Optional<String> refusal(
+      Collection<TopicPartition> partitions,
+      Function<TopicPartition, Optional<String>> readOnlyReason) {
+    List<String> reasons = new ArrayList<>();
+    for (TopicPartition tp : sorted(partitions)) {
+      readOnlyReason.apply(tp).ifPresent(reasons::add);
+    }
+    return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
+  }
+
+  private static List<TopicPartition> sorted(Collection<TopicPartition> partitions) {
+    List<TopicPartition> out = new ArrayList<>(partitions);
+    out.sort(Comparator.comparing(TopicPartition::toString));
+    return out;
+  }
+
+  /** AddPartitionsToTxn requests this coordinator refused, for describe. */
+  public static long refusedAdds() {
+    return refused.get();
+  }
+}

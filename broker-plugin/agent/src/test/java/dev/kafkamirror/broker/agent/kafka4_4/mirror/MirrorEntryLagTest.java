@@ -1,0 +1,48 @@
+package dev.kafkamirror.broker.agent.kafka4_4.mirror;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class MirrorEntryLagTest {
+
+  @Test
+  void lagIsTheSourceHighWatermarkMinusTheLocalLogEnd() {
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(15, 0);
+    Map<String, Object> d = entry.describe(10, true);
+    assertThat(d.get("lagRecords")).isEqualTo(5L);
+    assertThat(d).doesNotContainKey("lastError");
+  }
+
+  @Test
+  void aLocalLogBeyondTheSourceIsAnErrorNotLagZero() {
+    // Given a mirror leader whose log ends past the source's high watermark (a foreign marker)
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(10, 0);
+    // When described
+    Map<String, Object> d = entry.describe(11, true);
+    // Then the lag is unknown and the error says why
+    assertThat(d.get("lagRecords")).isEqualTo(-1L);
+    assertThat((String) d.get("lastError"))
+        .contains("local log ends at offset 11, beyond the source's high watermark 10");
+  }
+
+  @Test
+  void aFollowerOrAStoppedMirrorBeyondTheSourceIsNotAnError() {
+    MirrorEntry follower = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    follower.sourceOffsets(10, 0);
+    assertThat(follower.describe(20, false)).doesNotContainKey("lastError");
+    assertThat(follower.describe(20, false).get("lagRecords")).isEqualTo(-1L);
+    MirrorEntry stopped = new MirrorEntry("a-to-b", MirrorState.STOPPED);
+    stopped.sourceOffsets(10, 0);
+    assertThat(stopped.describe(11, true)).doesNotContainKey("lastError");
+  }
+
+  @Test
+  void anUnknownSourceIsUnknownLag() {
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    assertThat(entry.describe(0, true).get("lagRecords")).isEqualTo(-1L);
+  }
+}
