@@ -104,6 +104,15 @@ class StopStateForgeryIT {
             .rootCause()
             .hasMessageContaining("does not match");
       }
+      // And a transaction cannot take a state partition either (its markers would land there)
+      RawTransactionClient raw = new RawTransactionClient(b.bootstrapServers(), "forger-tx");
+      raw.initProducerId(Duration.ofSeconds(60));
+      assertThat(
+              raw.addPartitions(
+                  List.of(
+                      new org.apache.kafka.common.TopicPartition(
+                          STATE_TOPIC, forged.statePartition()))))
+          .isEqualTo(java.util.Map.of(org.apache.kafka.common.protocol.Errors.INVALID_RECORD, 1));
       // (the plugin reports a forgery within a second; give it three)
       Thread.sleep(3_000);
 

@@ -1,6 +1,7 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -21,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * MirrorRegistry#readOnlyReason}, which answers also for partitions this broker does not host), the
  * whole request is answered with {@link Errors#INVALID_RECORD} and nothing is added. The producer
  * sees INVALID_RECORD for the add (version 1) or for its produce (version 2) and must abort; the
- * abort then writes no marker into the mirror partition, since it never joined.
+ * abort then writes no marker into the mirror partition, since it never joined. Partitions of the
+ * stop-state topic are refused the same way: only the plugin writes it, never in a transaction.
  *
  * <p>Fail closed: when the guard cannot decide for a partition, it refuses. Thread-safe.
  */
@@ -49,6 +51,13 @@ public final class TransactionGuard {
             partitions,
             tp -> {
               try {
+                if (tp.topic().equals(StateRecordAuth.configuredTopic())) {
+                  // Only the plugin writes the stop-state topic, never in a transaction.
+                  return Optional.of(
+                      tp
+                          + " belongs to the stop-state topic, which only the cluster mirror plugin"
+                          + " writes");
+                }
                 return MirrorRegistry.instance().readOnlyReason(tp);
               } catch (Throwable t) {
                 return Optional.of(

@@ -15,12 +15,15 @@ final class WriteGuardCounters {
     out.put(WriteGuards.REFUSED_TRANSACTION_ADDS, TransactionGuard.refusedAdds());
     out.put(WriteGuards.REFUSED_TRANSACTION_MARKERS, MarkerGuard.refusedMarkers());
     out.put(WriteGuards.REFUSED_STATE_TOPIC_WRITES, StateTopicGuard.refusedWrites());
-    StateTopicGuard.lastRefusal().ifPresent(r -> out.put(WriteGuards.LAST_REFUSED_STATE_TOPIC_WRITE, r));
+    StateTopicGuard.lastRefusal()
+        .ifPresent(r -> out.put(WriteGuards.LAST_REFUSED_STATE_TOPIC_WRITE, r));
     StopStateStore.ifStarted()
         .ifPresent(
             store -> {
               out.put(WriteGuards.UNVERIFIED_STATE_RECORDS, store.unverifiedRecords());
-              store.lastUnverifiedRecord().ifPresent(r -> out.put(WriteGuards.LAST_UNVERIFIED_STATE_RECORD, r));
+              store
+                  .lastUnverifiedRecord()
+                  .ifPresent(r -> out.put(WriteGuards.LAST_UNVERIFIED_STATE_RECORD, r));
             });
     return out;
   }
