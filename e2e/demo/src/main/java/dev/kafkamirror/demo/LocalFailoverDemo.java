@@ -122,6 +122,8 @@ public final class LocalFailoverDemo {
                 .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
                 .brokerProperty(
                     PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+                // The demo runs on loopback only; a real deployment configures TLS (ssl.*).
+                .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
                 .start();
         KubeApiServerHarness kube = KubeApiServerHarness.start();
         KubernetesClient client = kube.newClient()) {

@@ -26,6 +26,7 @@ final class AgentClusters {
     return KafkaClusterConfig.builder(name)
         .javaAgent(agentJar(), null)
         .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
-        .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET);
+        .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+        .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true");
   }
 }

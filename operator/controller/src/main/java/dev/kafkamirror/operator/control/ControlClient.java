@@ -10,16 +10,25 @@ import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.contract.PartitionError;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.PartitionKey;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The client of the broker plugin's control endpoint. Calls, bodies, field names, error codes and
@@ -37,25 +46,93 @@ public final class ControlClient {
 
   private final ObjectMapper mapper = new ObjectMapper();
   private final HttpClient http;
+  private final long connectTimeoutMs;
   private final long stepTimeoutMs;
+
+  /** One HTTPS client per set of trusted CA certificates (PEM). */
+  private final Map<String, HttpClient> tlsClients = new ConcurrentHashMap<>();
+
+  /**
+   * How the control endpoints of one destination are reached.
+   *
+   * @param secret the bearer secret
+   * @param trustedCertificatesPem the PEM CA certificates the endpoints' certificates chain to: the
+   *     calls go over HTTPS and the endpoints' host names are verified; null for plain HTTP (the
+   *     secret in clear text)
+   */
+  public record Channel(String secret, String trustedCertificatesPem) {
+
+    /** Whether the channel is encrypted. */
+    public boolean tls() {
+      return trustedCertificatesPem != null;
+    }
+
+    /** Never prints the secret. */
+    @Override
+    public String toString() {
+      return "Channel[" + (tls() ? "TLS" : "INSECURE PLAINTEXT") + "]";
+    }
+  }
 
   /**
    * @param connectTimeoutMs how long to wait for a TCP connection to a broker's endpoint
    * @param stepTimeoutMs the {@code timeoutMs} sent with each call (how long the broker may work)
    */
   public ControlClient(long connectTimeoutMs, long stepTimeoutMs) {
-    this.http =
-        HttpClient.newBuilder()
-            .connectTimeout(Duration.ofMillis(connectTimeoutMs))
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
+    this.connectTimeoutMs = connectTimeoutMs;
+    this.http = builder().build();
     this.stepTimeoutMs = stepTimeoutMs;
+  }
+
+  private HttpClient.Builder builder() {
+    return HttpClient.newBuilder()
+        .connectTimeout(Duration.ofMillis(connectTimeoutMs))
+        .version(HttpClient.Version.HTTP_1_1);
+  }
+
+  /** The client for {@code channel}: HTTPS trusting its CA certificates, or plain HTTP. */
+  private HttpClient client(Channel channel) {
+    if (!channel.tls()) {
+      return http;
+    }
+    return tlsClients.computeIfAbsent(
+        channel.trustedCertificatesPem(), pem -> builder().sslContext(sslContext(pem)).build());
+  }
+
+  /**
+   * An SSL context that trusts exactly the PEM certificates given.
+   *
+   * @throws IllegalArgumentException when the text holds no certificate
+   */
+  public static SSLContext sslContext(String pem) {
+    try {
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      int i = 0;
+      for (Certificate c :
+          CertificateFactory.getInstance("X.509")
+              .generateCertificates(
+                  new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)))) {
+        trust.setCertificateEntry("ca-" + i++, c);
+      }
+      if (i == 0) {
+        throw new IllegalArgumentException("no PEM certificate found");
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, tmf.getTrustManagers(), null);
+      return context;
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalArgumentException("cannot read the trusted certificates: " + e, e);
+    }
   }
 
   /** Describes partitions on one broker. */
   public List<ControlResult> describe(
-      int brokerId, String address, String secret, List<PartitionKey> partitions) {
-    return post(brokerId, address, secret, ControlCall.DESCRIBE, partitions, null, null, null);
+      int brokerId, String address, Channel channel, List<PartitionKey> partitions) {
+    return post(brokerId, address, channel, ControlCall.DESCRIBE, partitions, null, null, null);
   }
 
   /**
@@ -68,7 +145,7 @@ public final class ControlClient {
       Action action,
       int brokerId,
       String address,
-      String secret,
+      Channel channel,
       List<PartitionKey> partitions,
       String sourceClusterId,
       String mirrorName,
@@ -80,7 +157,7 @@ public final class ControlClient {
     return post(
         brokerId,
         address,
-        secret,
+        channel,
         call,
         partitions,
         call.sourceClusterIdRequired() ? sourceClusterId : null,
@@ -91,7 +168,7 @@ public final class ControlClient {
   private List<ControlResult> post(
       int brokerId,
       String address,
-      String secret,
+      Channel channel,
       ControlCall call,
       List<PartitionKey> partitions,
       String sourceClusterId,
@@ -102,7 +179,7 @@ public final class ControlClient {
       List<PartitionKey> batch =
           partitions.subList(from, Math.min(partitions.size(), from + MAX_PARTITIONS_PER_CALL));
       out.addAll(
-          postBatch(brokerId, address, secret, call, batch, sourceClusterId, mirrorName, source));
+          postBatch(brokerId, address, channel, call, batch, sourceClusterId, mirrorName, source));
     }
     return out;
   }
@@ -123,7 +200,7 @@ public final class ControlClient {
   private List<ControlResult> postBatch(
       int brokerId,
       String address,
-      String secret,
+      Channel channel,
       ControlCall call,
       List<PartitionKey> batch,
       String sourceClusterId,
@@ -132,15 +209,16 @@ public final class ControlClient {
     String path = call.path();
     String body = request(batch, sourceClusterId, mirrorName, source).toJson();
     HttpRequest request =
-        HttpRequest.newBuilder(URI.create("http://" + address + path))
+        HttpRequest.newBuilder(
+                URI.create((channel.tls() ? "https://" : "http://") + address + path))
             .timeout(Duration.ofMillis(stepTimeoutMs + 15_000L))
             .header(ControlHeaders.CONTENT_TYPE, ControlHeaders.JSON)
-            .header(ControlHeaders.AUTHORIZATION, ControlHeaders.BEARER_PREFIX + secret)
+            .header(ControlHeaders.AUTHORIZATION, ControlHeaders.BEARER_PREFIX + channel.secret())
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     HttpResponse<String> response;
     try {
-      response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      response = client(channel).send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       return allFailed(
           batch,

@@ -419,6 +419,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       StatusInputs inputs,
       boolean workRemains) {
     ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
+    status.setControlChannel(controlChannel(cr));
     announceTransitions(cr, ref, previous, status);
     if (previous.getStopFinishedAt() == null
         && status.getStopFinishedAt() != null
@@ -581,5 +582,16 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   public void close() {
     admins.values().forEach(a -> a.admin().close());
     admins.clear();
+  }
+
+  /** TLS, or InsecurePlaintext when the spec names no CA for the control endpoints. */
+  static String controlChannel(ClusterMirror cr) {
+    var spec = cr.getSpec();
+    boolean tls =
+        spec != null
+            && spec.getDestination() != null
+            && spec.getDestination().getControl() != null
+            && spec.getDestination().getControl().getTlsTrustedCertificate() != null;
+    return tls ? "TLS" : "InsecurePlaintext";
   }
 }

@@ -81,7 +81,7 @@ public final class MirrorDriver {
                 return unknownBroker(brokerId, byLeader.get(brokerId));
               }
               return control.describe(
-                  brokerId, address, mirror.controlSecret(), byLeader.get(brokerId));
+                  brokerId, address, mirror.controlChannel(), byLeader.get(brokerId));
             });
     for (List<ControlResult> results : described.values()) {
       for (ControlResult r : results) {
@@ -136,7 +136,7 @@ public final class MirrorDriver {
               return address == null
                   ? unknownBroker(brokerId, byFollower.get(brokerId))
                   : control.describe(
-                      brokerId, address, mirror.controlSecret(), byFollower.get(brokerId));
+                      brokerId, address, mirror.controlChannel(), byFollower.get(brokerId));
             });
     Map<PartitionKey, List<Integer>> missing = new HashMap<>();
     for (List<ControlResult> results : described.values()) {
@@ -330,7 +330,7 @@ public final class MirrorDriver {
             call.action(),
             brokerId,
             address,
-            mirror.controlSecret(),
+            mirror.controlChannel(),
             call.keys(),
             mirror.sourceClusterId(),
             call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,

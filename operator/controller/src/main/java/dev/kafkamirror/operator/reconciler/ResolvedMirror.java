@@ -1,5 +1,6 @@
 package dev.kafkamirror.operator.reconciler;
 
+import dev.kafkamirror.operator.control.ControlClient;
 import dev.kafkamirror.operator.core.TopicSelector;
 import java.util.Map;
 import java.util.Properties;
@@ -10,6 +11,8 @@ import java.util.Properties;
  *
  * @param mirrorName the name the destination's plugin registers the partitions under (a DNS label)
  * @param controlSecret the bearer secret of the control endpoints
+ * @param controlTrustedCertificates PEM CA certificates of the control endpoints (HTTPS), or null
+ *     for plain HTTP
  * @param controlPort the control endpoint's port at each broker's advertised host
  * @param brokerEndpointOverrides broker id to host:port, from spec.destination.control
  * @param destinationProperties Admin client settings of the destination
@@ -22,11 +25,25 @@ public record ResolvedMirror(
     String sourceClusterId,
     TopicSelector topics,
     String controlSecret,
+    String controlTrustedCertificates,
     int controlPort,
     Map<Integer, String> brokerEndpointOverrides,
     Properties destinationProperties,
     Properties sourceProperties,
     Map<String, String> sourceClientSecurity) {
+
+  /**
+   * How the control endpoints are reached: the secret, and TLS when trusted certificates are set.
+   */
+  public ControlClient.Channel controlChannel() {
+    return new ControlClient.Channel(controlSecret, controlTrustedCertificates);
+  }
+
+  /** Never prints the secrets. */
+  @Override
+  public String toString() {
+    return "ResolvedMirror[" + mirrorName + ", source " + sourceBootstrapServers + "]";
+  }
 
   /** The control endpoint of a broker, override first. */
   public String controlAddress(int brokerId, Map<Integer, String> brokerHosts) {

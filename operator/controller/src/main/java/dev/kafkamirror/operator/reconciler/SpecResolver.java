@@ -6,6 +6,7 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
 import dev.kafkamirror.operator.api.v1alpha1.SaslMechanism;
 import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
+import dev.kafkamirror.operator.control.ControlClient;
 import dev.kafkamirror.operator.core.TopicSelector;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -54,6 +55,25 @@ public final class SpecResolver {
     var control = spec.getDestination().getControl();
     String secret =
         readSecret(ns, control.getSecretRef(), "spec.destination.control.secretRef").trim();
+    String controlCa = null;
+    if (control.getTlsTrustedCertificate() != null) {
+      String field = "spec.destination.control.tlsTrustedCertificate";
+      controlCa = readSecret(ns, control.getTlsTrustedCertificate(), field);
+      try {
+        ControlClient.sslContext(controlCa);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidSpecException(
+            field
+                + ": Secret "
+                + ns
+                + "/"
+                + control.getTlsTrustedCertificate().getName()
+                + " key "
+                + control.getTlsTrustedCertificate().getKey()
+                + " holds no usable PEM certificate: "
+                + e.getMessage());
+      }
+    }
     Map<Integer, String> overrides = new HashMap<>();
     if (control.getBrokerEndpoints() != null) {
       for (BrokerControlEndpoint e : control.getBrokerEndpoints()) {
@@ -75,6 +95,7 @@ public final class SpecResolver {
         spec.getSource().getClusterId(),
         topics,
         secret,
+        controlCa,
         control.getPort(),
         Map.copyOf(overrides),
         destination,

@@ -45,6 +45,7 @@ class ControlContractTest {
   private static final String SECRET = "contract-secret-0123456789";
   private static final String SOURCE_ID = "source-cluster-A";
   private static final long STEP_TIMEOUT_MS = 12_345L;
+  private static final ControlClient.Channel CHANNEL = new ControlClient.Channel(SECRET, null);
 
   private final Recorder recorder = new Recorder();
   private ControlEndpoint endpoint;
@@ -87,7 +88,7 @@ class ControlContractTest {
       recorder.received.clear();
       // When the operator sends the action
       List<ControlResult> results =
-          client.act(action, 3, address, SECRET, keys, SOURCE_ID, "orders-mirror", source);
+          client.act(action, 3, address, CHANNEL, keys, SOURCE_ID, "orders-mirror", source);
       // Then every partition succeeded, and the broker was asked exactly this
       assertThat(results).as(action.name()).allSatisfy(r -> assertThat(r.ok()).isTrue());
       assertThat(results).extracting(ControlResult::key).containsExactlyElementsOf(keys);
@@ -117,7 +118,7 @@ class ControlContractTest {
     // Given a broker that describes a stopping mirror partition, with fields the operator ignores
     List<PartitionKey> keys = List.of(new PartitionKey("orders", 0));
     // When the operator describes it
-    List<ControlResult> results = client.describe(3, address, SECRET, keys);
+    List<ControlResult> results = client.describe(3, address, CHANNEL, keys);
     // Then the core record holds every value the broker sent
     assertThat(results).hasSize(1);
     assertThat(results.get(0).ok()).isTrue();
@@ -164,7 +165,7 @@ class ControlContractTest {
               action,
               2,
               address,
-              SECRET,
+              CHANNEL,
               keys,
               SOURCE_ID,
               "m",
@@ -184,7 +185,7 @@ class ControlContractTest {
             Action.WRITE_BARRIER,
             1,
             address,
-            "not-the-secret-0123456789",
+            new ControlClient.Channel("not-the-secret-0123456789", null),
             List.of(new PartitionKey("orders", 0)),
             SOURCE_ID,
             null,

@@ -46,7 +46,8 @@ final class MirrorFixtures {
     return KafkaClusterConfig.builder(name)
         .javaAgent(agentJar(), null)
         .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
-        .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET);
+        .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+        .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true");
   }
 
   static void installCrd(KubernetesClient client) {

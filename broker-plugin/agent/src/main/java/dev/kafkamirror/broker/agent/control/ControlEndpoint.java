@@ -91,8 +91,9 @@ public final class ControlEndpoint implements AutoCloseable {
   }
 
   /**
-   * Starts the endpoint the broker's configuration describes: its listener, secret, limits and
-   * source settings policy ({@link PluginConfig}).
+   * Starts the endpoint the broker's configuration describes: its listener, secret, TLS ({@link
+   * ControlTls}: required unless plain HTTP is explicitly allowed), limits and source settings
+   * policy ({@link PluginConfig}).
    */
   public static ControlEndpoint start(PluginConfig config, PartitionControl control)
       throws IOException {
@@ -102,9 +103,17 @@ public final class ControlEndpoint implements AutoCloseable {
             .orElseThrow(
                 () -> new IllegalArgumentException(PluginConfig.CONTROL_LISTENER + " is not set"));
     byte[] expected = config.controlSecret().orElseThrow().getBytes(StandardCharsets.UTF_8);
+    ServerSocketFactory sockets = ControlTls.serverSockets(config.raw());
+    if (!ControlTls.configured(config.raw())) {
+      LOG.warn(
+          "cluster mirror control endpoint {} serves PLAIN HTTP ({}=true): the bearer secret and the"
+              + " source clusters' passwords cross the network in clear text",
+          listener,
+          ControlTls.INSECURE_PLAINTEXT);
+    }
     return start(
         listener,
-        ServerSocketFactory.getDefault(),
+        sockets,
         presented -> MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), expected),
         control,
         SourceSettingsPolicy.from(config.raw()),

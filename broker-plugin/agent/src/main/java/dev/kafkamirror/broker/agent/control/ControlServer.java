@@ -209,7 +209,8 @@ final class ControlServer implements AutoCloseable {
       DeadlineInput in = new DeadlineInput(socket);
       OutputStream out = socket.getOutputStream();
       if (socket instanceof SSLSocket ssl) {
-        in.startRequest(limits.requestReadTimeoutMs());
+        // Each handshake read waits at most the read time; the handshake holds only this thread.
+        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, limits.requestReadTimeoutMs()));
         ssl.startHandshake();
       }
       while (!closed) {
@@ -378,11 +379,10 @@ final class ControlServer implements AutoCloseable {
   private void refuseAndLinger(
       Socket socket, OutputStream out, DeadlineInput in, RequestError.Code code, String message) {
     refuse(out, code, message);
-    if (socket instanceof SSLSocket) {
-      return; // TLS cannot half-close; the answer is already flushed
-    }
     try {
-      socket.shutdownOutput();
+      if (!(socket instanceof SSLSocket)) {
+        socket.shutdownOutput(); // TLS cannot half-close; its answer is flushed all the same
+      }
       in.startRequest(LINGER_MS);
       long drained = 0;
       byte[] buffer = new byte[8192];

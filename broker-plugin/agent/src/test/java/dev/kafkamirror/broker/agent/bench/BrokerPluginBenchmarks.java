@@ -74,7 +74,8 @@ public final class BrokerPluginBenchmarks {
       builder
           .javaAgent(agent, null)
           .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
-          .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET);
+          .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+          .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true");
     }
     return builder;
   }
@@ -244,6 +245,7 @@ public final class BrokerPluginBenchmarks {
                 .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
                 .brokerProperty(
                     PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+                .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
                 .start()) {
       int topicIndex = 0;
       for (String size : System.getProperty("stopPartitions", "100,1000").split(",")) {

@@ -42,6 +42,20 @@ public class ClusterMirrorStatus {
   @JsonPropertyDescription("When every partition was STOPPED (RFC 3339).")
   private String stopFinishedAt;
 
+  @JsonPropertyDescription(
+      "How the operator reaches the brokers' control endpoints: TLS, or InsecurePlaintext (no"
+          + " spec.destination.control.tlsTrustedCertificate: the bearer secret and the source's"
+          + " passwords cross the network in clear text).")
+  private String controlChannel;
+
+  public String getControlChannel() {
+    return controlChannel;
+  }
+
+  public void setControlChannel(String controlChannel) {
+    this.controlChannel = controlChannel;
+  }
+
   public Long getObservedGeneration() {
     return observedGeneration;
   }

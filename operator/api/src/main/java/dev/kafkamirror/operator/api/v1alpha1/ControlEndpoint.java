@@ -27,6 +27,15 @@ public class ControlEndpoint {
       "A Secret key holding the shared secret the brokers require (at least 16 characters).")
   private SecretKeyRef secretRef;
 
+  @JsonPropertyDescription(
+      "A Secret key holding the PEM CA certificate(s) that signed the brokers' control endpoint"
+          + " certificates (cluster.mirror.control.ssl.* on the brokers): the operator calls the endpoints"
+          + " over HTTPS and verifies them against it. Without it the operator uses plain HTTP, which the"
+          + " brokers serve only with cluster.mirror.control.insecure.plaintext=true, and reports"
+          + " status.controlChannel InsecurePlaintext: the bearer secret and the source's passwords then"
+          + " cross the network in clear text.")
+  private SecretKeyRef tlsTrustedCertificate;
+
   @Size(max = 100)
   @ValidationRule(
       value = "self.all(a, self.exists_one(b, b.brokerId == a.brokerId))",
@@ -42,6 +51,14 @@ public class ControlEndpoint {
 
   public void setBrokerEndpoints(List<BrokerControlEndpoint> brokerEndpoints) {
     this.brokerEndpoints = brokerEndpoints;
+  }
+
+  public SecretKeyRef getTlsTrustedCertificate() {
+    return tlsTrustedCertificate;
+  }
+
+  public void setTlsTrustedCertificate(SecretKeyRef tlsTrustedCertificate) {
+    this.tlsTrustedCertificate = tlsTrustedCertificate;
   }
 
   public Integer getPort() {
