@@ -94,11 +94,15 @@ public final class ClusterMirrorAgent {
       key = Optional.empty();
       reason = e.getMessage();
     }
-    if (key.isEmpty()) {
+    boolean broker = config.raw().getOrDefault("process.roles", "broker").contains("broker");
+    if (key.isEmpty() && broker) {
       LOG.error(
           "cluster mirror agent: {}; this broker writes no stop state and trusts none of {}",
           reason,
           config.stateTopic());
+    } else if (key.isEmpty()) {
+      // A controller-only node hosts no partitions: it neither writes nor reads the stop state.
+      LOG.info("cluster mirror agent: no stop-state secret on this controller-only node");
     }
     dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth.configure(
         config.stateTopic(),
