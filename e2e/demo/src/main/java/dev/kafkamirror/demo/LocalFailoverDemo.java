@@ -318,6 +318,8 @@ public final class LocalFailoverDemo {
             new SecretBuilder()
                 .withNewMetadata()
                 .withName(SECRET)
+                // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
+                .addToAnnotations("kafkamirror.dev/cluster-mirrors", "*")
                 .withNamespace(NAMESPACE)
                 .endMetadata()
                 .withStringData(Map.of("secret", PluginControlClient.TEST_SECRET))

@@ -35,6 +35,7 @@ public final class SpecResolver {
   public ResolvedMirror resolve(ClusterMirror cr) throws InvalidSpecException {
     ClusterMirrorSpec spec = cr.getSpec();
     String ns = cr.getMetadata().getNamespace();
+    String mirror = cr.getMetadata().getName();
     if (spec == null
         || spec.getSource() == null
         || spec.getDestination() == null
@@ -54,11 +55,11 @@ public final class SpecResolver {
     }
     var control = spec.getDestination().getControl();
     String secret =
-        readSecret(ns, control.getSecretRef(), "spec.destination.control.secretRef").trim();
+        readSecret(ns, mirror, control.getSecretRef(), "spec.destination.control.secretRef").trim();
     String controlCa = null;
     if (control.getTlsTrustedCertificate() != null) {
       String field = "spec.destination.control.tlsTrustedCertificate";
-      controlCa = readSecret(ns, control.getTlsTrustedCertificate(), field);
+      controlCa = readSecret(ns, mirror, control.getTlsTrustedCertificate(), field);
       try {
         ControlClient.sslContext(controlCa);
       } catch (IllegalArgumentException e) {
@@ -83,9 +84,10 @@ public final class SpecResolver {
     Properties destination = new Properties();
     destination.put("bootstrap.servers", spec.getDestination().getBootstrapServers());
     destination.putAll(
-        securityProperties(ns, spec.getDestination().getSecurity(), "spec.destination.security"));
+        securityProperties(
+            ns, mirror, spec.getDestination().getSecurity(), "spec.destination.security"));
     Map<String, String> sourceSecurity =
-        securityProperties(ns, spec.getSource().getSecurity(), "spec.source.security");
+        securityProperties(ns, mirror, spec.getSource().getSecurity(), "spec.source.security");
     Properties source = new Properties();
     source.put("bootstrap.servers", spec.getSource().getBootstrapServers());
     source.putAll(sourceSecurity);
@@ -114,8 +116,8 @@ public final class SpecResolver {
     return (base.isEmpty() ? "cm" : base) + "-" + hash;
   }
 
-  private Map<String, String> securityProperties(String ns, ClientSecurity security, String field)
-      throws InvalidSpecException {
+  private Map<String, String> securityProperties(
+      String ns, String mirror, ClientSecurity security, String field) throws InvalidSpecException {
     Map<String, String> props = new LinkedHashMap<>();
     if (security == null) {
       return props;
@@ -129,11 +131,12 @@ public final class SpecResolver {
       props.put("ssl.truststore.type", "PEM");
       props.put(
           "ssl.truststore.certificates",
-          readSecret(ns, security.getTlsTrustedCertificate(), field + ".tlsTrustedCertificate"));
+          readSecret(
+              ns, mirror, security.getTlsTrustedCertificate(), field + ".tlsTrustedCertificate"));
     }
     if (sasl) {
       String credentials =
-          readSecret(ns, security.getSaslCredentials(), field + ".saslCredentials").trim();
+          readSecret(ns, mirror, security.getSaslCredentials(), field + ".saslCredentials").trim();
       int colon = credentials.indexOf(':');
       if (colon <= 0) {
         throw new InvalidSpecException(
@@ -176,7 +179,8 @@ public final class SpecResolver {
     return s.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 
-  private String readSecret(String ns, SecretKeyRef ref, String field) throws InvalidSpecException {
+  private String readSecret(String ns, String mirror, SecretKeyRef ref, String field)
+      throws InvalidSpecException {
     if (ref == null) {
       throw new InvalidSpecException(field + " is required");
     }
@@ -184,6 +188,20 @@ public final class SpecResolver {
     if (secret == null) {
       throw new InvalidSpecException(
           field + ": Secret " + ns + "/" + ref.getName() + " does not exist");
+    }
+    if (!SecretOptIn.allows(secret, mirror)) {
+      // Only names: the Secret's value never leaves the operator.
+      throw new InvalidSpecException(
+          field
+              + ": Secret "
+              + ns
+              + "/"
+              + ref.getName()
+              + " is not opted in for ClusterMirror "
+              + mirror
+              + "; a Secret is read only when its annotation "
+              + SecretOptIn.ANNOTATION
+              + " lists this ClusterMirror's name (or *)");
     }
     if (secret.getData() != null && secret.getData().containsKey(ref.getKey())) {
       return new String(

@@ -114,6 +114,8 @@ final class MirrorFixtures {
             new SecretBuilder()
                 .withNewMetadata()
                 .withName(SECRET_NAME)
+                // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
+                .addToAnnotations("kafkamirror.dev/cluster-mirrors", "*")
                 .withNamespace(namespace)
                 .endMetadata()
                 .withStringData(Map.of(SECRET_KEY, PluginControlClient.TEST_SECRET))
