@@ -102,7 +102,17 @@ public final class ControlEndpoint implements AutoCloseable {
             .controlListener()
             .orElseThrow(
                 () -> new IllegalArgumentException(PluginConfig.CONTROL_LISTENER + " is not set"));
-    byte[] expected = config.controlSecret().orElseThrow().getBytes(StandardCharsets.UTF_8);
+    String file = config.raw().get(PluginConfig.CONTROL_SECRET_FILE);
+    RotatingSecret secret =
+        new RotatingSecret(
+            config.controlSecret().orElseThrow(),
+            file == null || file.isBlank() ? null : java.nio.file.Path.of(file.trim()),
+            positive(
+                config.raw(),
+                RotatingSecret.GRACE_MS,
+                RotatingSecret.DEFAULT_GRACE_MS,
+                86_400_000L),
+            java.time.Clock.systemUTC());
     ServerSocketFactory sockets = ControlTls.serverSockets(config.raw());
     if (!ControlTls.configured(config.raw())) {
       LOG.warn(
@@ -114,7 +124,7 @@ public final class ControlEndpoint implements AutoCloseable {
     return start(
         listener,
         sockets,
-        presented -> MessageDigest.isEqual(presented.getBytes(StandardCharsets.UTF_8), expected),
+        secret,
         control,
         SourceSettingsPolicy.from(config.raw()),
         limits(config.raw()));
