@@ -210,9 +210,39 @@ public final class StatusComputer {
               Reasons.STOP_NOT_REQUESTED,
               "spec.state is " + targetName(in.target())));
     }
-    // Mirroring
+    // Mirroring: only once the plugin has verified the source's cluster id for every partition
+    // (describe's sourceClusterId is set only then), so that a source that turns out to be another
+    // cluster is never shown as Mirroring, not even for the moment before the plugin's first check.
     int mirroring = pc.getMirroring();
-    if (in.target() == MirrorIntent.Target.MIRRORING && total > 0 && mirroring == total) {
+    int unverified = 0;
+    for (PartitionDecision d : decisions) {
+      PartitionObservation o = byKey.get(d.key());
+      if (d.phase() == PartitionPhase.MIRRORING
+          && (o == null
+              || o.described() == null
+              || o.described().mirror() == null
+              || o.described().mirror().sourceClusterId() == null)) {
+        unverified++;
+      }
+    }
+    if (in.target() == MirrorIntent.Target.MIRRORING
+        && total > 0
+        && mirroring == total
+        && unverified > 0) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Reasons.MIRRORING,
+              false,
+              Reasons.STARTING_MIRRORS,
+              mirroring
+                  + " of "
+                  + total
+                  + " partitions MIRRORING; the source's cluster id is not verified yet on "
+                  + unverified));
+    } else if (in.target() == MirrorIntent.Target.MIRRORING && total > 0 && mirroring == total) {
       conditions.add(
           condition(
               previous,
@@ -250,7 +280,7 @@ public final class StatusComputer {
     boolean atTarget =
         total > 0
             && switch (in.target()) {
-              case MIRRORING -> mirroring == total;
+              case MIRRORING -> mirroring == total && unverified == 0;
               case PAUSED -> pc.getPaused() == total;
               case STOPPED -> allStopped;
             };

@@ -311,4 +311,29 @@ class StatusComputerTest {
                 .getStatus())
         .isEqualTo("False");
   }
+
+  @Test
+  void mirroringIsNotTrueBeforeThePluginVerifiedTheSourceClusterId() {
+    // Given a partition registered and MIRRORING whose plugin has not checked the source's id yet
+    // (describe's sourceClusterId is null until the check), and later one that has
+    PartitionObservation unverified =
+        described(
+            0,
+            new PartitionObservation.Mirror(
+                "orders", "MIRRORING", null, Observations.SOURCE, -1L, -1L, null),
+            null);
+    PartitionObservation verified = described(0, mirror("MIRRORING", 0), null);
+
+    // When the status is computed for each
+    ClusterMirrorStatus before =
+        compute(MirrorIntent.Target.MIRRORING, List.of(unverified), null, T0, 1);
+    ClusterMirrorStatus after =
+        compute(MirrorIntent.Target.MIRRORING, List.of(verified), before, T1, 1);
+
+    // Then Mirroring (and Ready) wait for the verification
+    assertThat(condition(before, "Mirroring").getStatus()).isEqualTo("False");
+    assertThat(condition(before, "Mirroring").getMessage()).contains("not verified");
+    assertThat(condition(before, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(after, "Mirroring").getStatus()).isEqualTo("True");
+  }
 }
