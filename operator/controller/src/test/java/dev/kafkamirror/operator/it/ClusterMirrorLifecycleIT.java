@@ -263,8 +263,8 @@ class ClusterMirrorLifecycleIT {
     released.getSpec().setDeletionPolicy(DeletionPolicy.StopMirroring);
     client.resource(kept).create();
     client.resource(released).create();
-    awaitCondition(NS, "kept", "Mirroring", "True");
-    awaitCondition(NS, "released", "Mirroring", "True");
+    awaitRegisteredButUnverified("kept", 1);
+    awaitRegisteredButUnverified("released", 1);
     assertThat(get("kept").getMetadata().getFinalizers()).isEmpty();
     await()
         .atMost(WAIT)
@@ -314,7 +314,7 @@ class ClusterMirrorLifecycleIT {
     policy.setCatchUpTimeoutSeconds(2);
     cr.getSpec().setStop(policy);
     client.resource(cr).create();
-    awaitCondition(NS, "planned", "Mirroring", "True");
+    awaitRegisteredButUnverified("planned", 2);
 
     // When it is asked to stop
     setState("planned", MirrorState.Stopped);
@@ -414,6 +414,25 @@ class ClusterMirrorLifecycleIT {
               assertThat(s.getPartitions())
                   .allSatisfy(p -> assertThat(p.getLagRecords()).isEqualTo(0L));
             });
+  }
+
+  /**
+   * Every partition registered as MIRRORING on the destination, yet the resource is not Mirroring:
+   * the source never answered, so its cluster id was never verified.
+   */
+  private static void awaitRegisteredButUnverified(String name, int partitions) {
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              var s = status(name);
+              assertThat(s).isNotNull();
+              assertThat(s.getPartitionCounts().getMirroring()).isEqualTo(partitions);
+            });
+    Condition mirroring = awaitCondition(NS, name, "Mirroring", "False");
+    assertThat(mirroring.getReason()).isEqualTo("StartingMirrors");
+    assertThat(mirroring.getMessage()).contains("not verified");
   }
 
   private static List<Event> events(String namespace) {

@@ -60,9 +60,17 @@ class LeaderElectionIT {
             List.of("ha"));
     cr.getSpec().getSource().setBootstrapServers("127.0.0.1:1");
     client.resource(cr).create();
+    // Registered on the destination; not Mirroring, since the source never verified its cluster id
     await()
         .atMost(Duration.ofSeconds(90))
-        .untilAsserted(() -> assertThat(condition("Mirroring")).isEqualTo("True"));
+        .untilAsserted(
+            () -> {
+              ClusterMirror registered =
+                  client.resources(ClusterMirror.class).inNamespace(NS).withName("ha").get();
+              assertThat(registered.getStatus()).isNotNull();
+              assertThat(registered.getStatus().getPartitionCounts().getMirroring()).isEqualTo(2);
+              assertThat(condition("Mirroring")).isEqualTo("False");
+            });
     String holder = holder();
     assertThat(holder).isIn("operator-a", "operator-b");
     OperatorProcess leader = holder.equals("operator-a") ? first : second;
