@@ -52,6 +52,12 @@ class OperatorSafetyIT {
   private static KafkaCluster source;
   private static KafkaCluster destination;
 
+  /**
+   * One client for every describe of the test: each client keeps its own keep-alive connection, and
+   * the endpoint closes connections beyond its limit (64) at once.
+   */
+  private static PluginControlClient control;
+
   @BeforeAll
   static void start() throws Exception {
     env = OperatorTestEnvironment.start();
@@ -59,6 +65,7 @@ class OperatorSafetyIT {
     env.installCrdAndNamespaces("identity", "unclean", "cut");
     source = env.startSource("safety-a");
     destination = env.startDestination("safety-b");
+    control = MirrorFixtures.control(destination, 1);
     env.startOperator(
         Map.of(
             "CMO_REQUEUE_MS", "300",
@@ -337,7 +344,7 @@ class OperatorSafetyIT {
   }
 
   private static JsonNode describe(String topic) {
-    return MirrorFixtures.control(destination, 1).describe(topic, 0).result(topic, 0);
+    return control.describe(topic, 0).result(topic, 0);
   }
 
   private static long logEnd(KafkaCluster cluster, String topic) throws Exception {
