@@ -544,7 +544,7 @@ public final class KafkaStopSequence {
                     + (durable == null ? "none" : durable.step())
                     + ")");
           }
-          requireResetVerified(t, durable.barrierOffset());
+          requireResetVerified(t, durable.barrierOffset(), false);
           ready.add(t);
           continue;
         }
@@ -561,7 +561,7 @@ public final class KafkaStopSequence {
         }
         // A reset that did not happen is never reported as done: STOPPED is recorded only when
         // this leader's producer state holds nothing from before the barrier.
-        requireResetVerified(t, durable.barrierOffset());
+        requireResetVerified(t, durable.barrierOffset(), t.entry().state() != MirrorState.STOPPED);
         ready.add(t);
         if (durable.step() != StopStep.STOPPED) {
           StopState s =
@@ -741,9 +741,11 @@ public final class KafkaStopSequence {
    * its producer state holds nothing from before the barrier at {@code barrierOffset} ({@link
    * ResetCheck}).
    */
-  private static void requireResetVerified(Target t, long barrierOffset)
+  private static void requireResetVerified(
+      Target t, long barrierOffset, boolean noWritesSinceBarrier)
       throws PartitionOperationException {
-    Optional<String> refusal = ResetCheck.refusal(t.tp(), t.log(), barrierOffset);
+    Optional<String> refusal =
+        ResetCheck.refusal(t.tp(), t.log(), barrierOffset, noWritesSinceBarrier);
     if (refusal.isPresent()) {
       throw new PartitionOperationException(Code.INVALID_STATE, refusal.get());
     }

@@ -36,8 +36,14 @@ final class ResetCheck {
 
   private ResetCheck() {}
 
-  /** Why {@code tp} must not turn writable here; empty when the reset is verified. */
-  static Optional<String> refusal(TopicPartition tp, UnifiedLog log, long barrierOffset) {
+  /**
+   * Why {@code tp} must not turn writable here; empty when the reset is verified.
+   *
+   * @param noWritesSinceBarrier true on the leader before the partition turns writable (no client
+   *     can have written since the barrier, so every producer entry is from before it)
+   */
+  static Optional<String> refusal(
+      TopicPartition tp, UnifiedLog log, long barrierOffset, boolean noWritesSinceBarrier) {
     if (!BarrierHooks.ruleEnabled()) {
       // The rule is switched off on purpose (cluster.mirror.barrier.rule.enable=false shows stock
       // Kafka's behaviour): no reset happens, so there is none to verify.
@@ -59,7 +65,7 @@ final class ResetCheck {
     }
     Optional<String> refusal;
     try {
-      refusal = read(tp, log, barrierOffset, brokerId);
+      refusal = read(tp, log, barrierOffset, noWritesSinceBarrier, brokerId);
     } catch (RuntimeException e) {
       refusal =
           Optional.of(
@@ -86,7 +92,11 @@ final class ResetCheck {
   }
 
   private static Optional<String> read(
-      TopicPartition tp, UnifiedLog log, long barrierOffset, int brokerId) {
+      TopicPartition tp,
+      UnifiedLog log,
+      long barrierOffset,
+      boolean noWritesSinceBarrier,
+      int brokerId) {
     for (int attempt = 0; ; attempt++) {
       try {
         List<ResetVerification.ProducerEntry> entries = new ArrayList<>();
@@ -95,7 +105,8 @@ final class ResetCheck {
         }
         List<OpenTransaction> open =
             new KafkaProducerStateTarget(log.producerStateManager(), null).openTransactions();
-        return ResetVerification.refusal(tp.toString(), brokerId, barrierOffset, entries, open);
+        return ResetVerification.refusal(
+            tp.toString(), brokerId, barrierOffset, noWritesSinceBarrier, entries, open);
       } catch (ConcurrentModificationException e) {
         if (attempt > 10) {
           throw e;

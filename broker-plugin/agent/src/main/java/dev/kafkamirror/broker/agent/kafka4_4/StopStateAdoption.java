@@ -86,7 +86,7 @@ public final class StopStateAdoption {
         store.get(new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition()));
     if (durable.isPresent()
         && durable.get().step() == StopStep.STOPPED
-        && ResetCheck.refusal(tp, partition.get().log().get(), durable.get().barrierOffset())
+        && ResetCheck.refusal(tp, partition.get().log().get(), durable.get().barrierOffset(), false)
             .isPresent()) {
       return Optional.of(StopStep.BARRIER_WRITTEN);
     }

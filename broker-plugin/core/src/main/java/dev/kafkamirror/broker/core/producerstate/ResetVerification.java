@@ -18,9 +18,13 @@ import java.util.Optional;
  * barrier:
  *
  * <ul>
- *   <li>no producer entry whose last data batch is below the barrier. An entry with no data batch
- *       at all (last data offset -1, a producer known only from markers) counts as from before the
- *       barrier: the check cannot place it after, and when in doubt it refuses;
+ *   <li>no producer entry whose last data batch is below the barrier;
+ *   <li>while no client can have written since the barrier ({@code noWritesSinceBarrier}: the
+ *       leader before the partition turns writable), no producer entry at all, also none without a
+ *       data batch (last data offset -1: a transactional producer of transaction version 2 whose
+ *       commit or abort bumped its epoch, which clears its batches). Once clients may have written,
+ *       such an entry cannot be placed before or after the barrier (a local transaction committed
+ *       after it looks the same), so it is not counted;
  *   <li>no open transaction that began below the barrier.
  * </ul>
  *
@@ -49,11 +53,12 @@ public final class ResetVerification {
       String partition,
       int brokerId,
       long barrierOffset,
+      boolean noWritesSinceBarrier,
       Collection<ProducerEntry> producers,
       Collection<OpenTransaction> openTransactions) {
     List<ProducerEntry> stale = new ArrayList<>();
     for (ProducerEntry e : producers) {
-      if (e.lastDataOffset() < barrierOffset) {
+      if (e.lastDataOffset() < barrierOffset && (e.lastDataOffset() >= 0 || noWritesSinceBarrier)) {
         stale.add(e);
       }
     }

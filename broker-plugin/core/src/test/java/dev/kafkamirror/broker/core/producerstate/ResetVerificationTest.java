@@ -11,7 +11,8 @@ class ResetVerificationTest {
 
   @Test
   void anEmptyProducerStatePasses() {
-    assertThat(ResetVerification.refusal("orders-0", 1, 10L, List.of(), List.of())).isEmpty();
+    assertThat(ResetVerification.refusal("orders-0", 1, 10L, false, List.of(), List.of()))
+        .isEmpty();
   }
 
   @Test
@@ -22,6 +23,7 @@ class ResetVerificationTest {
             "orders-0",
             1,
             10L,
+            false,
             List.of(new ProducerEntry(7L, 11L), new ProducerEntry(8L, 20L)),
             List.of(new OpenTransaction(8L, 15L)));
     // Then nothing from before the barrier remains
@@ -36,6 +38,7 @@ class ResetVerificationTest {
             "orders-2",
             3,
             10L,
+            false,
             List.of(
                 new ProducerEntry(3L, 9L), new ProducerEntry(0L, 4L), new ProducerEntry(5L, 12L)),
             List.of());
@@ -53,20 +56,43 @@ class ResetVerificationTest {
   }
 
   @Test
-  void anEntryWithoutAnyDataBatchCountsAsFromBeforeTheBarrier() {
+  void anEntryWithoutAnyDataBatchCountsAsFromBeforeTheBarrierWhileNoClientCanHaveWritten() {
+    // Given the leader before the partition turns writable: nothing can have been written since
     assertThat(
             ResetVerification.refusal(
-                "orders-0", 1, 10L, List.of(new ProducerEntry(42L, -1L)), List.of()))
+                "orders-0", 1, 10L, true, List.of(new ProducerEntry(42L, -1L)), List.of()))
         .get()
         .asString()
         .contains("producer ids [42]");
   }
 
   @Test
+  void anEntryWithoutAnyDataBatchIsNotCountedOnceClientsMayHaveWritten() {
+    // Given a follower of a writable leader: a local transaction (transaction version 2) committed
+    // after the barrier leaves an entry without batches, its epoch bumped by the commit
+    assertThat(
+            ResetVerification.refusal(
+                "orders-0", 1, 10L, false, List.of(new ProducerEntry(1L, -1L)), List.of()))
+        .isEmpty();
+    // But a source producer with a data batch below the barrier still refuses
+    assertThat(
+            ResetVerification.refusal(
+                "orders-0",
+                1,
+                10L,
+                false,
+                List.of(new ProducerEntry(1L, -1L), new ProducerEntry(0L, 9L)),
+                List.of()))
+        .get()
+        .asString()
+        .contains("producer ids [0]");
+  }
+
+  @Test
   void aTransactionOpenedBeforeTheBarrierRefuses() {
     assertThat(
             ResetVerification.refusal(
-                "orders-0", 1, 10L, List.of(), List.of(new OpenTransaction(6L, 2L))))
+                "orders-0", 1, 10L, false, List.of(), List.of(new OpenTransaction(6L, 2L))))
         .get()
         .asString()
         .contains("transactions of producer ids [6] opened at offsets [2]");
