@@ -149,6 +149,22 @@ class ClusterMirrorAdmissionIT {
         y -> y.replace("kafka-b-0.kafka-b:9092", "kafka-a-0.kafka-a:9092,kafka-a-1.kafka-a:9092"),
         "a cluster cannot mirror itself");
     assertRejected(
+        "port-zero",
+        y -> y.replace("kafka-b-0.kafka-b:9092", "kafka-b-0.kafka-b:0"),
+        "spec.destination.bootstrapServers");
+    assertRejected(
+        "port-too-high",
+        y -> y.replace("kafka-a-1.kafka-a:9092", "kafka-a-1.kafka-a:65536"),
+        "spec.source.bootstrapServers");
+    assertRejected(
+        "endpoint-port-too-high",
+        y ->
+            y.replace(
+                "      secretRef: {name: mirror-control, key: secret}\n",
+                "      secretRef: {name: mirror-control, key: secret}\n"
+                    + "      brokerEndpoints: [{brokerId: 1, address: \"10.0.0.1:99999\"}]\n"),
+        "brokerEndpoints");
+    assertRejected(
         "bad-timeout",
         y ->
             y.replace(
@@ -161,6 +177,14 @@ class ClusterMirrorAdmissionIT {
                 "    clusterId: MkU3OEVBNTcwNTJENDM2Qg",
                 "    clusterId: MkU3OEVBNTcwNTJENDM2Qg\n    security: {saslMechanism: SCRAM-SHA-512}"),
         "saslCredentials is required when saslMechanism is set");
+  }
+
+  @Test
+  void theHighestPortIsAccepted() {
+    create(
+        VALID
+            .replace("NAME", "port-65535")
+            .replace("kafka-b-0.kafka-b:9092", "kafka-b-0.kafka-b:65535"));
   }
 
   @Test

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Pattern;
@@ -52,6 +53,16 @@ public final class SpecResolver {
               spec.getTopics().getExclude());
     } catch (IllegalArgumentException e) {
       throw new InvalidSpecException(e.getMessage());
+    }
+    String addresses =
+        addressProblem(
+            spec.getSource().getBootstrapServers(), spec.getDestination().getBootstrapServers());
+    if (addresses != null) {
+      throw new InvalidSpecException(addresses);
+    }
+    String topicNames = topicProblem(spec.getTopics().getNames());
+    if (topicNames != null) {
+      throw new InvalidSpecException(topicNames);
     }
     var control = spec.getDestination().getControl();
     String secret =
@@ -215,6 +226,56 @@ public final class SpecResolver {
   }
 
   /** A spec that cannot be acted on; the message names the field and the object. */
+  private static final java.util.regex.Pattern LEGAL_TOPIC =
+      java.util.regex.Pattern.compile(dev.kafkamirror.contract.ControlLimits.TOPIC_PATTERN);
+
+  /**
+   * Why the source and destination bootstrap lists describe the same cluster (an address in both,
+   * in whatever order or case), or null.
+   */
+  static String addressProblem(String source, String destination) {
+    if (source == null || destination == null) {
+      return null;
+    }
+    java.util.Set<String> sourceAddresses = new java.util.TreeSet<>();
+    for (String a : source.split(",")) {
+      sourceAddresses.add(a.trim().toLowerCase(java.util.Locale.ROOT));
+    }
+    for (String a : destination.split(",")) {
+      String address = a.trim().toLowerCase(java.util.Locale.ROOT);
+      if (sourceAddresses.contains(address)) {
+        return "spec.source.bootstrapServers and spec.destination.bootstrapServers both list "
+            + address
+            + ": a cluster cannot mirror itself";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The first name of spec.topics.names that is not a legal Kafka topic name, described; or null.
+   */
+  static String topicProblem(List<String> names) {
+    if (names == null) {
+      return null;
+    }
+    for (int i = 0; i < names.size(); i++) {
+      String n = names.get(i);
+      if (n == null || !LEGAL_TOPIC.matcher(n).matches() || n.equals(".") || n.equals("..")) {
+        String shown =
+            n == null
+                ? "null"
+                : n.length() > 60 ? n.substring(0, 60) + "... (" + n.length() + " characters)" : n;
+        return "spec.topics.names["
+            + i
+            + "] '"
+            + shown
+            + "' is not a legal Kafka topic name (1 to 249 of [a-zA-Z0-9._-], not '.' or '..')";
+      }
+    }
+    return null;
+  }
+
   public static final class InvalidSpecException extends Exception {
     private static final long serialVersionUID = 1L;
 
