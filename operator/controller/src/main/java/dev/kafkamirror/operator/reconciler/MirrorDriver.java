@@ -375,8 +375,9 @@ public final class MirrorDriver {
               ControlResult.UNREACHABLE,
               "broker "
                   + brokerId
-                  + " is not among the destination's live brokers and has no"
-                  + " spec.destination.control.brokerEndpoints entry"));
+                  + " has no control endpoint the operator may call: it is not among the"
+                  + " destination's live brokers, or its spec.destination.control.brokerEndpoints"
+                  + " address is not on the host the destination's metadata gives for it"));
     }
     return out;
   }

@@ -45,15 +45,24 @@ public record ResolvedMirror(
     return "ResolvedMirror[" + mirrorName + ", source " + sourceBootstrapServers + "]";
   }
 
-  /** The control endpoint of a broker, override first. */
+  /**
+   * The control endpoint of a broker the destination's metadata reports ({@code brokerHosts}: id to
+   * advertised host), or null. An override of spec.destination.control.brokerEndpoints is used only
+   * when it names that broker's own host (another port is fine): the operator never sends the
+   * secret to an address the destination cluster does not vouch for.
+   */
   public String controlAddress(int brokerId, Map<Integer, String> brokerHosts) {
-    String override = brokerEndpointOverrides.get(brokerId);
-    if (override != null) {
-      return override;
-    }
     String host = brokerHosts.get(brokerId);
     if (host == null) {
       return null;
+    }
+    String override = brokerEndpointOverrides.get(brokerId);
+    if (override != null) {
+      String overrideHost = override.substring(0, override.lastIndexOf(':'));
+      if (overrideHost.startsWith("[") && overrideHost.endsWith("]")) {
+        overrideHost = overrideHost.substring(1, overrideHost.length() - 1);
+      }
+      return overrideHost.equalsIgnoreCase(host) ? override : null;
     }
     return (host.contains(":") ? "[" + host + "]" : host) + ":" + controlPort;
   }
