@@ -61,6 +61,12 @@ public final class Fields {
     /** What this broker's write guards refused ({@link WriteGuards}); informational. */
     public static final String WRITE_GUARDS = "writeGuards";
 
+    /**
+     * What the cluster's mirror membership records about the partition ({@link ClusterMembership});
+     * absent when nothing.
+     */
+    public static final String CLUSTER_MEMBERSHIP = "clusterMembership";
+
     private Describe() {}
   }
 
@@ -101,7 +107,32 @@ public final class Fields {
     /** With {@link MirrorState#SOURCE_MISMATCH}: the cluster id the source reported. */
     public static final String OBSERVED_SOURCE_CLUSTER_ID = "observedSourceClusterId";
 
+    /**
+     * How the broker knows the partition is a mirror: {@code start}, {@code registry-file} or
+     * {@code cluster-record} (adopted from the cluster's mirror membership).
+     */
+    public static final String KNOWN_FROM = "knownFrom";
+
     private Mirror() {}
+  }
+
+  /** {@code describe.clusterMembership}. */
+  public static final class ClusterMembership {
+    public static final String MIRROR_NAME = "mirrorName";
+
+    /** The broker that recorded the membership. */
+    public static final String RECORDED_BY_BROKER = "recordedByBroker";
+
+    /** The brokers that acknowledged holding it; the fence picks only these. */
+    public static final String HOLDERS = "holders";
+
+    /** True while the broker has not read the membership since it started (writes refused). */
+    public static final String PENDING = "pending";
+
+    /** Why the broker's registry file could not be read at start. */
+    public static final String REGISTRY_UNREADABLE = "registryUnreadable";
+
+    private ClusterMembership() {}
   }
 
   /** {@code describe.stop}. */

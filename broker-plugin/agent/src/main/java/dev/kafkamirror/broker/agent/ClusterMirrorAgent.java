@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  *   <li>install every transformation, then start the control endpoint.
  * </ol>
  *
- * <p>Nothing here throws into the JVM: a failure is logged and the broker starts unmodified. A
- * control endpoint that cannot start (its port taken, say) is an error in the log, and the barrier
- * rule stays installed.
+ * <p>Nothing here throws into the JVM: a failure is logged and the broker starts unmodified, unless
+ * it holds mirror partitions: then it refuses to start ({@link StartupGuard}). A control endpoint
+ * that cannot start (its port taken, say) is an error in the log, and the barrier rule stays
+ * installed.
  */
 public final class ClusterMirrorAgent {
 
@@ -38,11 +39,33 @@ public final class ClusterMirrorAgent {
   private ClusterMirrorAgent() {}
 
   public static void premain(String agentArgs, Instrumentation instrumentation) {
+    String notInstalled;
     try {
-      install(agentArgs, instrumentation);
+      notInstalled = install(agentArgs, instrumentation);
     } catch (Throwable t) {
       LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
+      notInstalled = "an error while installing: " + t;
     }
+    if (notInstalled != null) {
+      // Fail closed: a broker that holds mirror partitions does not start unprotected.
+      StartupGuard.refuseOrContinue(notInstalled, settingsForGuard(agentArgs));
+    }
+  }
+
+  /** The broker's settings and the agent arguments, as far as they can be read. */
+  private static java.util.Map<String, String> settingsForGuard(String agentArgs) {
+    java.util.Map<String, String> settings = new java.util.HashMap<>();
+    try {
+      settings.putAll(PluginConfig.brokerSettings(System.getProperty("sun.java.command")));
+    } catch (RuntimeException e) {
+      LOG.error("cluster mirror agent: cannot read the broker's settings: {}", e.toString());
+    }
+    try {
+      settings.putAll(PluginConfig.parseAgentArgs(agentArgs));
+    } catch (RuntimeException e) {
+      LOG.error("cluster mirror agent: cannot read the agent arguments: {}", e.toString());
+    }
+    return settings;
   }
 
   /**
@@ -61,11 +84,19 @@ public final class ClusterMirrorAgent {
     try {
       int restored =
           dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry.instance().restoreFrom(first);
-      LOG.info(
-          "cluster mirror agent: restored {} mirror partition registrations from {}",
-          restored,
-          first);
-      if (restored > 0) {
+      if (restored < 0) {
+        LOG.error(
+            "cluster mirror agent: {}; refusing client writes to every partition until the"
+                + " cluster's mirror membership is read, then serving from it",
+            dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.registryUnreadable()
+                .orElse("the mirror registry is unreadable"));
+      } else {
+        LOG.info(
+            "cluster mirror agent: restored {} mirror partition registrations from {}",
+            restored,
+            first);
+      }
+      if (restored != 0) {
         // Follow the durable stop state from the start, so that a stop that went on while this
         // broker was down is adopted here even if this broker only follows.
         dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.get();
@@ -110,7 +141,13 @@ public final class ClusterMirrorAgent {
         reason);
   }
 
-  static void install(String agentArgs, Instrumentation instrumentation) {
+  /**
+   * Installs the agent.
+   *
+   * @return null when installed, else why not (the broker then starts unmodified, unless {@link
+   *     StartupGuard} refuses)
+   */
+  static String install(String agentArgs, Instrumentation instrumentation) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
     SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
     Optional<String> version = SupportedKafkaVersions.kafkaVersionOn(app);
@@ -118,7 +155,7 @@ public final class ClusterMirrorAgent {
       LOG.error(
           "cluster mirror agent: no Kafka version found on the classpath ({} missing); not instrumenting",
           SupportedKafkaVersions.KAFKA_VERSION_RESOURCE);
-      return;
+      return "no Kafka version found on the classpath";
     }
     if (!supported.supports(version.get())) {
       LOG.error(
@@ -126,7 +163,11 @@ public final class ClusterMirrorAgent {
               + " broker runs unmodified and MIRROR_PID_RESET barriers are NOT applied",
           version.get(),
           supported.patterns());
-      return;
+      return "Kafka "
+          + version.get()
+          + " is not a supported version (supported: "
+          + supported.patterns()
+          + ")";
     }
     PluginConfig config =
         PluginConfig.fromBrokerCommandLine(System.getProperty("sun.java.command"), agentArgs);
@@ -137,7 +178,7 @@ public final class ClusterMirrorAgent {
           "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
           version.get(),
           missing);
-      return;
+      return "Kafka " + version.get() + " lacks methods the plugin hooks: " + missing;
     }
     BarrierHooks.setRuleEnabled(config.barrierRuleEnabled());
     AgentBuilder builder =
@@ -176,7 +217,9 @@ public final class ClusterMirrorAgent {
             : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
     dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.configure(
         config, dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption::adoptAll);
+    dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.stateTopic(config.stateTopic());
     restoreMirrorRegistry(config);
+    dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.watchForStateTopic();
     config
         .controlListener()
         .ifPresent(
@@ -190,5 +233,6 @@ public final class ClusterMirrorAgent {
                     e);
               }
             });
+    return null;
   }
 }

@@ -33,6 +33,10 @@ import java.util.Properties;
  *   <li>{@value #STATE_SECRET_FILE} or {@value #STATE_SECRET}: the key (at least 16 characters, the
  *       same on every broker of the cluster) that authenticates the records of the stop-state
  *       topic; by default a key derived from the control secret. See {@link #stateRecordKey()}.
+ *   <li>{@value #ALLOW_UNPROTECTED_START} (default {@code false}): when the agent cannot install
+ *       (unsupported Kafka, missing hook, bad setting) on a broker that holds mirror partitions,
+ *       start the broker anyway, unmodified, with those partitions writable and no barriers
+ *       applied. Without it such a broker refuses to start (see {@link StartupGuard}).
  * </ul>
  *
  * <p>Immutable.
@@ -54,6 +58,8 @@ public record PluginConfig(
   public static final String LOCAL_CLIENT_PREFIX = "cluster.mirror.local.client.";
   public static final String STATE_SECRET = "cluster.mirror.state.secret";
   public static final String STATE_SECRET_FILE = "cluster.mirror.state.secret.file";
+  public static final String ALLOW_UNPROTECTED_START =
+      "cluster.mirror.agent.allow.unprotected.start";
 
   public PluginConfig {
     raw = Map.copyOf(raw);
@@ -98,6 +104,18 @@ public record PluginConfig(
    * agent arguments.
    */
   public static PluginConfig fromBrokerCommandLine(String javaCommand, String agentArgs) {
+    Map<String, String> settings = brokerSettings(javaCommand);
+    settings.putAll(parseAgentArgs(agentArgs));
+    return from(settings);
+  }
+
+  /**
+   * The broker's own settings from its command line (properties file and {@code --override}s),
+   * without the agent arguments and without validating anything.
+   *
+   * @throws IllegalArgumentException when the properties file cannot be read
+   */
+  public static Map<String, String> brokerSettings(String javaCommand) {
     Map<String, String> settings = new HashMap<>();
     List<String> words =
         javaCommand == null ? List.of() : List.of(javaCommand.trim().split("\\s+"));
@@ -118,8 +136,7 @@ public record PluginConfig(
         }
       }
     }
-    settings.putAll(parseAgentArgs(agentArgs));
-    return from(settings);
+    return settings;
   }
 
   static Map<String, String> parseAgentArgs(String agentArgs) {

@@ -302,6 +302,14 @@ public final class KafkaCluster implements AutoCloseable {
     node(brokerId).stop();
   }
 
+  /**
+   * Sets (or, with a null value, removes) a broker setting for the broker's next {@link
+   * #restartBroker}.
+   */
+  public void setBrokerProperty(int brokerId, String key, String value) {
+    node(brokerId).setProperty(key, value);
+  }
+
   /** Starts a stopped or killed broker on its old data and waits until it is registered again. */
   public void restartBroker(int brokerId) {
     KafkaNode node = node(brokerId);

@@ -242,6 +242,27 @@ public final class KafkaNode {
     }
   }
 
+  /**
+   * Sets a setting in the node's properties file for its next start, or removes it when {@code
+   * value} is null (say, to restart a broker with a broken plugin setting).
+   */
+  public void setProperty(String key, String value) {
+    try {
+      List<String> lines = new ArrayList<>();
+      for (String line : Files.readAllLines(propertiesFile, StandardCharsets.UTF_8)) {
+        if (!line.startsWith(key + "=")) {
+          lines.add(line);
+        }
+      }
+      if (value != null) {
+        lines.add(key + "=" + value);
+      }
+      Files.write(propertiesFile, lines, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot change the config of " + describe(), e);
+    }
+  }
+
   /** Launches the JVM; returns without waiting. Use {@link #awaitStarted} to wait. */
   void launch(String classpath) {
     if (isRunning()) {

@@ -93,8 +93,8 @@ final class Advices {
   static final class AppendAsLeaderGuard {
     private AppendAsLeaderGuard() {}
 
-    // No suppress: the guard's refusal must reach the producer; MirrorGuard lets every other
-    // failure pass.
+    // No suppress: the guard's refusal must reach the producer; MirrorGuard turns every other
+    // failure into a refusal too (fail closed).
     @Advice.OnMethodEnter
     static void enter(@Advice.This UnifiedLog log, @Advice.Argument(2) AppendOrigin origin) {
       MirrorGuard.checkClientWrite(log, origin);

@@ -5,6 +5,7 @@ import dev.kafkamirror.broker.agent.control.PartitionControl;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.agent.control.StepOutcome;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
@@ -94,6 +95,10 @@ public final class KafkaPartitionControl implements PartitionControl {
     out.put(Fields.Describe.BARRIER_RESETS, resets);
     out.put(Fields.Describe.BARRIER_RULE_ENABLED, BarrierHooks.ruleEnabled());
     out.put(Fields.Describe.WRITE_GUARDS, WriteGuardCounters.describe());
+    Map<String, Object> membership = ClusterMembership.describe(tp, log.topicId());
+    if (!membership.isEmpty()) {
+      out.put(Fields.Describe.CLUSTER_MEMBERSHIP, membership);
+    }
     Map<String, Object> mirror =
         MirrorRegistry.instance().describe(tp, log.logEndOffset(), partition.isLeader());
     if (!mirror.isEmpty()) {
@@ -119,6 +124,8 @@ public final class KafkaPartitionControl implements PartitionControl {
     try {
       MirrorEntry entry =
           MirrorRegistry.instance().startMirroring(tp, mirrorName, source.clusterId(), props);
+      // Every replica reads the cluster's mirror membership and records that it holds this one.
+      ClusterMembership.startStore();
       return Map.of(Fields.StepResult.STATE, entry.state().name());
     } catch (IllegalStateException e) {
       throw new PartitionOperationException(Code.INVALID_STATE, e.getMessage(), e);

@@ -4,6 +4,7 @@ import dev.kafkamirror.broker.agent.TestFaults;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.agent.control.StepOutcome;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
@@ -12,6 +13,7 @@ import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
 import dev.kafkamirror.broker.core.record.BarrierBatch;
 import dev.kafkamirror.broker.core.record.MirrorPidResetRecord;
+import dev.kafkamirror.broker.core.stop.FenceChoice;
 import dev.kafkamirror.broker.core.stop.FencedStopStateException;
 import dev.kafkamirror.broker.core.stop.StopChecks;
 import dev.kafkamirror.broker.core.stop.StopState;
@@ -75,6 +77,7 @@ import scala.Option;
 public final class KafkaStopSequence {
 
   private static final long POLL_MS = 5L;
+  private static final long FENCE_SYNC_TIMEOUT_MS = 5_000L;
 
   /** See {@link #lockOf}; one small object per mirror partition ever stopped here. */
   private static final Map<TopicPartition, Object> PARTITION_LOCKS =
@@ -859,34 +862,43 @@ public final class KafkaStopSequence {
   /**
    * The in-sync replica to move leadership to; a partition without other replicas needs no fence.
    */
+  /**
+   * The replica the fence moves leadership to: another in-sync replica that holds the mirror
+   * membership (see {@link FenceChoice}); null when there is no other replica.
+   */
   private static Integer fenceTarget(Target t) throws PartitionOperationException {
     int self = BrokerHandles.replicaManager().map(rm -> rm.localBrokerId()).orElse(-1);
     List<Integer> replicas = t.partition().assignmentState().replicas();
     java.util.Set<Integer> isr = t.partition().partitionState().isr();
-    List<Integer> others = new ArrayList<>();
-    for (Integer r : replicas) {
-      if (r != self) {
-        others.add(r);
+    String topicId = t.log().topicId().map(Object::toString).orElse("");
+    FenceChoice.Choice choice =
+        FenceChoice.choose(
+            self, replicas, isr, ClusterMembership.holders(topicId, t.tp().partition()));
+    if (choice.refusal() != null) {
+      // A holder's acknowledgement may be on its way: read the topic up to date once more.
+      try {
+        StopStateStore.get().sync(FENCE_SYNC_TIMEOUT_MS);
+      } catch (StopStateUnavailableException e) {
+        // decided below from what was read
       }
+      choice =
+          FenceChoice.choose(
+              self, replicas, isr, ClusterMembership.holders(topicId, t.tp().partition()));
     }
-    if (others.isEmpty()) {
+    if (choice.noOtherReplica()) {
       return null;
     }
-    for (Integer r : others) {
-      if (isr.contains(r)) {
-        return r;
-      }
+    if (choice.target() != null) {
+      return choice.target();
     }
     throw new PartitionOperationException(
         Code.NOT_ENOUGH_REPLICAS,
         t.tp()
-            + ": cannot fence before truncating: no other in-sync replica to move leadership to"
-            + " (replicas "
-            + replicas
-            + ", in-sync "
-            + isr
-            + "); a replica that comes back would keep the truncated records. Repeat when a"
-            + " replica is back in sync");
+            + ": cannot fence before truncating: "
+            + choice.refusal()
+            + "; a replica that comes back would keep the truncated records, and one that does not"
+            + " hold the membership would lead a mirror it does not know. Repeat when a replica"
+            + " that holds it is back in sync");
   }
 
   private Target resolve(PartitionRef ref, boolean requireLeader)

@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorClassificationPendingException;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +48,10 @@ public final class MarkerGuard {
     String reason;
     try {
       reason = refusal(tp, records).orElse(null);
+    } catch (MirrorClassificationPendingException e) {
+      // Not known yet (this broker has not read the cluster's mirror membership since it started):
+      // a retriable refusal, so the coordinator retries the marker instead of dropping it.
+      throw new org.apache.kafka.common.errors.NotEnoughReplicasException(e.getMessage());
     } catch (Throwable t) {
       reason = "cannot tell whether " + tp + " is a mirror partition (" + t + ")";
     }

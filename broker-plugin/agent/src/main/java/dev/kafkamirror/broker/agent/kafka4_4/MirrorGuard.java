@@ -1,8 +1,10 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorClassificationPendingException;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import java.util.List;
 import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.RecordValidationException;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
@@ -15,10 +17,11 @@ import org.slf4j.LoggerFactory;
  * partition, the mirror and its state. Broker-internal appends (the mirror fetcher, replication,
  * the barrier, transaction markers) pass.
  *
- * <p>This is the one place the plugin throws into the broker on purpose, and only Kafka's own
- * validation exception, which the produce path turns into an INVALID_RECORD answer. Any other
- * failure here lets the write through and is logged: a guard that cannot decide must not take the
- * broker down.
+ * <p>Fails closed: while this broker cannot tell yet whether a partition is a mirror (it has not
+ * read the cluster's mirror membership since it started, see {@link MirrorRegistry#readOnlyReason})
+ * the write is refused with the retriable NOT_ENOUGH_REPLICAS, so producers retry; and when the
+ * guard itself fails, the write is refused with INVALID_RECORD naming the failure. Only Kafka's own
+ * exceptions are thrown into the broker, on purpose.
  */
 public final class MirrorGuard {
 
@@ -35,9 +38,17 @@ public final class MirrorGuard {
     String reason;
     try {
       reason = MirrorRegistry.instance().readOnlyReason(log.topicPartition()).orElse(null);
+    } catch (MirrorClassificationPendingException e) {
+      throw new NotEnoughReplicasException(e.getMessage());
     } catch (Throwable t) {
-      LOG.error("mirror guard could not decide; letting the write through", t);
-      return;
+      LOG.error(
+          "mirror guard could not decide for {}; refusing the write", log.topicPartition(), t);
+      reason =
+          "the cluster mirror guard could not decide whether "
+              + log.topicPartition()
+              + " is a read-only mirror ("
+              + t
+              + "); refusing the write";
     }
     if (reason != null) {
       throw new RecordValidationException(new InvalidRecordException(reason), List.of());

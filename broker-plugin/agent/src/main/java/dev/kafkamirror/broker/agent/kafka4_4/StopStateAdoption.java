@@ -31,6 +31,9 @@ public final class StopStateAdoption {
 
   /** Adopts the durable state for every registered partition. */
   public static void adoptAll(StopStateStore store) {
+    // Registrations first, from the cluster's mirror membership, so that the stop state below
+    // applies to adopted partitions too.
+    dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.adoptAll(store);
     java.util.List<TopicPartition> toStopping = new java.util.ArrayList<>();
     java.util.List<TopicPartition> toStopped = new java.util.ArrayList<>();
     for (Map.Entry<TopicPartition, MirrorEntry> e : MirrorRegistry.instance().all().entrySet()) {

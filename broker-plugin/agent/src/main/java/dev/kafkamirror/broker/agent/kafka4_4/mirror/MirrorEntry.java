@@ -25,6 +25,7 @@ public final class MirrorEntry {
   private volatile int stopStateCheckedAtEpoch = -1;
   private volatile String sourceMismatch;
   private volatile String observedSourceClusterId;
+  private volatile String knownFrom = ClusterMembership.FROM_START;
 
   MirrorEntry(String mirrorName, MirrorState state) {
     this.mirrorName = mirrorName;
@@ -135,6 +136,19 @@ public final class MirrorEntry {
     this.observedSourceClusterId = null;
   }
 
+  /**
+   * How this broker knows the partition is a mirror: {@code start} (a control call), {@code
+   * registry-file} (restored at start) or {@code cluster-record} (adopted from the cluster's mirror
+   * membership).
+   */
+  public String knownFrom() {
+    return knownFrom;
+  }
+
+  void knownFrom(String origin) {
+    this.knownFrom = origin;
+  }
+
   /** Whether client writes must be refused. */
   public boolean readOnly() {
     return state != MirrorState.STOPPED;
@@ -182,6 +196,7 @@ public final class MirrorEntry {
       out.put(Fields.Mirror.SOURCE_MISMATCH, mismatch);
       out.put(Fields.Mirror.OBSERVED_SOURCE_CLUSTER_ID, observedSourceClusterId);
     }
+    out.put(Fields.Mirror.KNOWN_FROM, knownFrom);
     out.put(Fields.Mirror.SOURCE_CLUSTER_ID, sourceClusterId);
     out.put(Fields.Mirror.EXPECTED_SOURCE_CLUSTER_ID, expectedSourceClusterId);
     out.put(Fields.Mirror.LAST_MIRRORED_OFFSET, lastMirroredOffset);

@@ -209,7 +209,10 @@ final class MirrorFetcher extends Thread {
       MirrorEntry entry = registry.entry(tp).orElse(null);
       Partition partition = active.get(tp);
       int epoch = partition.getLeaderEpoch();
-      if (entry == null || StopStateAdoption.adopt(store, tp, entry)) {
+      if (entry == null
+          || StopStateAdoption.adopt(store, tp, entry)
+          || !ClusterMembership.ensureRecorded(store, tp, entry, partition)) {
+        // A stop has begun, or the membership is not durable yet: no mirrored append.
         active.remove(tp);
       } else {
         entry.stopStateCheckedAtEpoch(epoch);

@@ -1,6 +1,7 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -12,9 +13,9 @@ import org.apache.kafka.common.TopicPartition;
  * Which local partitions are mirrors, of which source, in which state; and the fetchers, one per
  * source.
  *
- * <p>In memory only: after a broker restart the operator registers the mirrors again (durable stop
- * progress is the stop sequence's). Until then a restarted broker treats the partitions as ordinary
- * ones.
+ * <p>Persisted in the broker-local registry file ({@link MirrorRegistryFile}), and backed by the
+ * cluster-wide mirror membership in the stop-state topic ({@link ClusterMembership}): a broker that
+ * hosts a member partition without a registration adopts it from there.
  *
  * <p>Thread-safe.
  */
@@ -31,25 +32,72 @@ public final class MirrorRegistry {
    * Entries come back in their state (so a mirror stays read-only); fetchers restart for MIRRORING
    * entries with the non-secret client properties that were kept.
    *
-   * @return how many partitions were restored
+   * <p>An unreadable file (empty, cut short) restores nothing and is kept as a copy; until this
+   * broker has read the cluster's mirror membership, {@link #readOnlyReason} then refuses client
+   * writes to every partition (it cannot tell which were mirrors), and afterwards answers from the
+   * membership, which adoption writes back to a new file.
+   *
+   * @return how many partitions were restored, or -1 when the file is unreadable
    */
   public synchronized int restoreFrom(java.nio.file.Path logDir) {
     file = new MirrorRegistryFile(logDir);
+    List<MirrorRegistryFile.Row> rows;
+    try {
+      rows = file.read();
+    } catch (MirrorRegistryFile.UnreadableRegistryException e) {
+      String why = e.getMessage();
+      try {
+        why += " (a copy is kept at " + file.keepUnreadableCopy() + ")";
+      } catch (java.io.IOException copyFailed) {
+        why += " (no copy could be kept: " + copyFailed + ")";
+      }
+      ClusterMembership.registryUnreadable(why);
+      return -1;
+    }
     int restored = 0;
-    for (MirrorRegistryFile.Row row : file.read()) {
+    boolean mirrors = false;
+    for (MirrorRegistryFile.Row row : rows) {
       TopicPartition tp = new TopicPartition(row.topic(), row.partition());
       MirrorEntry entry = new MirrorEntry(row.mirrorName(), MirrorState.valueOf(row.state()));
       entry.expectedSourceClusterId(row.expectedSourceClusterId());
       entry.persistableClientProperties(row.clientProperties());
+      entry.knownFrom(
+          row.knownFrom() == null ? ClusterMembership.FROM_REGISTRY_FILE : row.knownFrom());
       entry.error("restored after a broker restart from " + file.path());
       entries.put(tp, entry);
+      mirrors |= entry.readOnly();
       if (entry.state() == MirrorState.MIRRORING
           && row.clientProperties().containsKey("bootstrap.servers")) {
         ensureFetcher(row.mirrorName(), MirrorRegistryFile.toProperties(row.clientProperties()));
       }
       restored++;
     }
+    ClusterMembership.registryHeldMirrorsAtStart(mirrors);
     return restored;
+  }
+
+  /**
+   * Registers {@code tp} from the cluster's membership record {@code m}, in {@code state}, when
+   * this broker has no registration for it; persists it, and starts the source's fetcher for a
+   * MIRRORING partition whose record has the (non-secret) client properties. Idempotent: an
+   * existing registration stays as it is.
+   */
+  synchronized MirrorEntry adoptFromCluster(
+      TopicPartition tp, dev.kafkamirror.broker.core.stop.MirrorMembership m, MirrorState state) {
+    MirrorEntry existing = entries.get(tp);
+    if (existing != null) {
+      return existing;
+    }
+    MirrorEntry entry = new MirrorEntry(m.mirrorName(), state);
+    entry.expectedSourceClusterId(m.expectedSourceClusterId());
+    entry.persistableClientProperties(m.clientProperties());
+    entry.knownFrom(ClusterMembership.FROM_CLUSTER_RECORD);
+    entries.put(tp, entry);
+    persist();
+    if (state == MirrorState.MIRRORING && m.clientProperties().containsKey("bootstrap.servers")) {
+      ensureFetcher(m.mirrorName(), MirrorRegistryFile.toProperties(m.clientProperties()));
+    }
+    return entry;
   }
 
   private void persist() {
@@ -77,14 +125,23 @@ public final class MirrorRegistry {
   /**
    * Why {@code tp} must not take writes from anything but the mirror itself (client records,
    * transaction markers of destination producers, a destination transaction adding it), or empty
-   * when this broker knows no reason. The one question every guard asks: the produce guard, the
-   * transaction coordinator and the marker guard. Today it answers from this broker's
-   * registrations; it is the seam for cluster-wide mirror membership, which also knows partitions
-   * this broker does not host.
+   * when it may. The one question every guard asks: the produce guard, the transaction coordinator
+   * and the marker guard.
+   *
+   * <p>Answers from this broker's registration of the partition; without one, from the cluster's
+   * mirror membership ({@link ClusterMembership}), which also knows partitions this broker does not
+   * host.
+   *
+   * @throws MirrorClassificationPendingException (retriable) when this broker cannot tell yet: it
+   *     could hold mirrors (registrations or an unreadable registry file at start, or a stop-state
+   *     topic in its cluster) and has not read the membership since it started. Guards refuse.
    */
   public Optional<String> readOnlyReason(TopicPartition tp) {
     MirrorEntry e = entries.get(tp);
-    if (e == null || !e.readOnly()) {
+    if (e == null) {
+      return ClusterMembership.readOnlyReason(tp);
+    }
+    if (!e.readOnly()) {
       return Optional.empty();
     }
     return Optional.of(

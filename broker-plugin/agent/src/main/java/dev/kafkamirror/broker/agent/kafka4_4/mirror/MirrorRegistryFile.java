@@ -4,9 +4,12 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +26,9 @@ import java.util.Properties;
  * configuration or a key are dropped, so a mirror of a secured source resumes only when the
  * operator registers it again; until then it stays read-only and describe says why.
  *
- * <p>Writes replace the file atomically. Not thread-safe: the registry calls it under its own lock.
+ * <p>Writes replace the file atomically and durably (fsync of the file and its directory). An empty
+ * or unreadable file is reported as such, never read as "no mirrors". Not thread-safe: the registry
+ * calls it under its own lock.
  */
 final class MirrorRegistryFile {
 
@@ -38,7 +43,17 @@ final class MirrorRegistryFile {
       String mirrorName,
       String state,
       String expectedSourceClusterId,
-      Map<String, String> clientProperties) {}
+      Map<String, String> clientProperties,
+      String knownFrom) {}
+
+  /** The file exists but cannot be read: empty, cut short or not the registry's JSON. */
+  static final class UnreadableRegistryException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableRegistryException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   private final Path file;
 
@@ -50,22 +65,67 @@ final class MirrorRegistryFile {
     return file;
   }
 
-  List<Row> read() {
+  /**
+   * The rows of the file; none when there is no file.
+   *
+   * @throws UnreadableRegistryException when the file exists but is empty or does not parse (a
+   *     write cut short by power loss on a file system that did not keep the rename's order): the
+   *     caller must not take that as "no mirrors"
+   */
+  List<Row> read() throws UnreadableRegistryException {
     if (!Files.exists(file)) {
       return List.of();
     }
     try {
-      return MAPPER.readValue(file.toFile(), new TypeReference<List<Row>>() {});
+      if (Files.size(file) == 0) {
+        throw new UnreadableRegistryException("the mirror registry " + file + " is empty", null);
+      }
+      List<Row> rows = MAPPER.readValue(file.toFile(), new TypeReference<List<Row>>() {});
+      if (rows == null) {
+        throw new UnreadableRegistryException("the mirror registry " + file + " is null", null);
+      }
+      return rows;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the mirror registry " + file, e);
+      throw new UnreadableRegistryException(
+          "the mirror registry " + file + " cannot be read: " + e.getMessage(), e);
     }
   }
 
+  /**
+   * Keeps a copy of an unreadable file beside it, for inspection, before it is replaced.
+   *
+   * @return the copy
+   */
+  Path keepUnreadableCopy() throws IOException {
+    Path copy = file.resolveSibling(FILE_NAME + ".unreadable-" + System.currentTimeMillis());
+    Files.copy(file, copy, StandardCopyOption.REPLACE_EXISTING);
+    return copy;
+  }
+
+  /**
+   * Replaces the file atomically and durably: the new content is fsynced before the rename, and the
+   * directory after it, so that after power loss the file is either the old or the new one, whole.
+   */
   void write(List<Row> rows) {
     try {
       Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
-      MAPPER.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), rows);
+      byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(rows);
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          ch.write(buffer);
+        }
+        ch.force(true);
+      }
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+        dir.force(true);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the mirror registry " + file, e);
     }
@@ -104,7 +164,8 @@ final class MirrorRegistryFile {
                     e.mirrorName(),
                     e.state().name(),
                     e.expectedSourceClusterId(),
-                    e.persistableClientProperties())));
+                    e.persistableClientProperties(),
+                    e.knownFrom())));
     return rows;
   }
 }

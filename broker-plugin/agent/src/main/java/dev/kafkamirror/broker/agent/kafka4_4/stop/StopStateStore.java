@@ -2,6 +2,8 @@ package dev.kafkamirror.broker.agent.kafka4_4.stop;
 
 import dev.kafkamirror.broker.agent.PluginConfig;
 import dev.kafkamirror.broker.core.stop.FencedStopStateException;
+import dev.kafkamirror.broker.core.stop.MembershipTable;
+import dev.kafkamirror.broker.core.stop.MirrorMembership;
 import dev.kafkamirror.broker.core.stop.StopState;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
 import dev.kafkamirror.broker.core.stop.StopStateTable;
@@ -73,6 +75,7 @@ public final class StopStateStore implements AutoCloseable {
   private final int partitionsToCreate;
   private final int brokerId;
   private final StopStateTable table = new StopStateTable();
+  private final MembershipTable membership = new MembershipTable();
   private final List<Runnable> caughtUpListeners = new CopyOnWriteArrayList<>();
   private final Thread reader;
   private final Object progress = new Object();
@@ -610,6 +613,10 @@ public final class StopStateStore implements AutoCloseable {
           topic);
       return;
     }
+    if (MembershipCodec.kindOf(r.key()) != null) {
+      applyMembership(r.key(), r.value(), where);
+      return;
+    }
     try {
       StopStateCodec.VersionedKey key = StopStateCodec.decodeKey(r.key(), where);
       synchronized (this) {
@@ -623,6 +630,105 @@ public final class StopStateStore implements AutoCloseable {
       unreadableRecords++;
       LOG.error("skipping an unreadable stop-state record: {}", e.getMessage());
     }
+  }
+
+  /**
+   * The cluster's mirror memberships and their holders, as far as this broker has read (see {@link
+   * MembershipTable}). Lock-free for readers.
+   */
+  public MembershipTable membership() {
+    return membership;
+  }
+
+  private void applyMembership(byte[] key, byte[] value, String where) {
+    if (value == null) {
+      // Memberships are never deleted; a tombstone of one changes nothing.
+      return;
+    }
+    try {
+      MembershipCodec.Decoded d = MembershipCodec.decode(key, value, where);
+      if (d.member() != null) {
+        membership
+            .apply(d.member())
+            .ifPresent(why -> LOG.error("stop-state topic {}: {}", where, why));
+      } else {
+        membership.applyHolder(d.topicId(), d.partition(), d.holderBroker());
+      }
+    } catch (StopStateCodec.StopStateFormatException e) {
+      unreadableRecords++;
+      LOG.error("skipping an unreadable membership record: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * Writes the membership of a mirror partition with acks=all and waits for the acknowledgement;
+   * afterwards the membership is in this broker's table. Writing it again is harmless (the first
+   * membership of a partition wins).
+   *
+   * @throws StopStateUnavailableException when it is not acknowledged within {@code timeoutMs}
+   */
+  public void writeMembership(MirrorMembership m, long timeoutMs)
+      throws StopStateUnavailableException {
+    KafkaProducer<byte[], byte[]> p = producer;
+    int partitions = partitionCount;
+    if (p == null || partitions < 1) {
+      throw new StopStateUnavailableException(
+          "the stop-state topic "
+              + topic
+              + " is not open yet"
+              + (lastError == null ? "" : ": " + lastError));
+    }
+    try {
+      p.send(
+              signed(
+                  partitionOf(m.stopStateKey(), partitions),
+                  MembershipCodec.memberKey(m),
+                  MembershipCodec.memberValue(m)))
+          .get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (IllegalStateException e) {
+      throw new StopStateUnavailableException(
+          "cannot record the mirror membership of " + m + ": " + e.getMessage());
+    } catch (ExecutionException | TimeoutException e) {
+      throw new StopStateUnavailableException(
+          "writing the mirror membership of " + m + " to " + topic + " failed: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StopStateUnavailableException("interrupted while writing the membership of " + m);
+    }
+    membership.apply(m).ifPresent(why -> LOG.error("{}", why));
+  }
+
+  /**
+   * Records, without waiting, that this broker holds the membership {@code m} in its local
+   * registry; the leader's fence moves leadership only to holders. Once acknowledged it is in this
+   * broker's table; a failed write is retried after the next read round.
+   */
+  public void writeHolderAsync(MirrorMembership m) {
+    KafkaProducer<byte[], byte[]> p = producer;
+    int partitions = partitionCount;
+    if (p == null || partitions < 1) {
+      return;
+    }
+    ProducerRecord<byte[], byte[]> record;
+    try {
+      record =
+          signed(
+              partitionOf(m.stopStateKey(), partitions),
+              MembershipCodec.holderKey(m, brokerId),
+              MembershipCodec.holderValue(m, System.currentTimeMillis()));
+    } catch (IllegalStateException e) {
+      LOG.error("cannot record that broker {} holds {}: {}", brokerId, m, e.getMessage());
+      return;
+    }
+    p.send(
+        record,
+        (metadata, error) -> {
+          if (error == null) {
+            membership.applyHolder(m.topicId(), m.partition(), brokerId);
+          } else {
+            LOG.warn("recording that broker {} holds {} failed: {}", brokerId, m, error.toString());
+          }
+        });
   }
 
   private synchronized void closeClients() {

@@ -1,0 +1,357 @@
+package dev.kafkamirror.broker.agent.kafka4_4.mirror;
+
+import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
+import dev.kafkamirror.broker.core.stop.MembershipTable;
+import dev.kafkamirror.broker.core.stop.MirrorMembership;
+import dev.kafkamirror.broker.core.stop.StopState;
+import dev.kafkamirror.broker.core.stop.StopStep;
+import dev.kafkamirror.contract.Fields;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import kafka.cluster.Partition;
+import kafka.server.ReplicaManager;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Option;
+
+/**
+ * Mirror membership for the whole destination cluster, kept durable in the stop-state topic (see
+ * {@link MembershipTable}):
+ *
+ * <ul>
+ *   <li>a leader records the membership of a partition (acks=all) before its first mirrored append
+ *       ({@link #ensureRecorded}); the fetcher does not append until it is acknowledged;
+ *   <li>every broker adopts, after every read round of the topic, each member partition it hosts a
+ *       replica of and has no registration for ({@link #adoptAll}): read-only, persisted in its
+ *       registry file, fetching only when it leads; then it records itself as a holder, and the
+ *       truncate step's fence moves leadership only to holders;
+ *   <li>{@link MirrorRegistry#readOnlyReason} answers from it for partitions this broker has no
+ *       registration for, hosted or not, and refuses with {@link
+ *       MirrorClassificationPendingException} while this broker could hold mirrors but has not read
+ *       the membership since it started.
+ * </ul>
+ *
+ * <p>Threading: adoption runs on the stop-state reader thread, recording on fetcher threads, the
+ * guard question on request handler threads; state is in thread-safe tables.
+ */
+public final class ClusterMembership {
+
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.kafkamirror.broker.agent.ClusterMembership");
+  private static final long WRITE_TIMEOUT_MS = 10_000L;
+  private static final long HOLDER_RETRY_MS = 10_000L;
+
+  /** Origin of a local registration, as describe reports it. */
+  public static final String FROM_START = "start";
+
+  public static final String FROM_REGISTRY_FILE = "registry-file";
+  public static final String FROM_CLUSTER_RECORD = "cluster-record";
+
+  private static volatile String stateTopic = "__cluster_mirror_state";
+  private static volatile boolean registryHeldMirrorsAtStart;
+  private static volatile String registryUnreadable;
+  private static final Map<String, Long> holderRequestedAt = new ConcurrentHashMap<>();
+  private static final Map<String, Boolean> conflictsReported = new ConcurrentHashMap<>();
+
+  private ClusterMembership() {}
+
+  /** The name of the stop-state topic (from the plugin's settings). */
+  public static void stateTopic(String topic) {
+    stateTopic = topic;
+  }
+
+  static void registryHeldMirrorsAtStart(boolean held) {
+    registryHeldMirrorsAtStart = held;
+  }
+
+  static void registryUnreadable(String why) {
+    registryUnreadable = why;
+  }
+
+  /** Why the registry file could not be read at start, or empty. */
+  public static Optional<String> registryUnreadable() {
+    return Optional.ofNullable(registryUnreadable);
+  }
+
+  /**
+   * Whether this broker must read the cluster's membership before it may call any partition
+   * writable: it had mirror registrations (or an unreadable registry) at start, or its cluster has
+   * a stop-state topic. A cluster that never mirrored has neither.
+   */
+  static boolean mayHoldMirrors() {
+    if (registryHeldMirrorsAtStart || registryUnreadable != null) {
+      return true;
+    }
+    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+    return rm.isPresent() && rm.get().metadataCache().contains(stateTopic);
+  }
+
+  /** Whether the membership has been read since this broker started. */
+  static boolean membershipRead() {
+    return StopStateStore.ifStarted().map(StopStateStore::caughtUpOnce).orElse(false);
+  }
+
+  /**
+   * The cluster's answer for a partition this broker has no registration for.
+   *
+   * @throws MirrorClassificationPendingException while it cannot be known yet
+   */
+  static Optional<String> readOnlyReason(TopicPartition tp) {
+    if (tp.topic().equals(stateTopic)) {
+      return Optional.empty();
+    }
+    Optional<StopStateStore> started = StopStateStore.ifStarted();
+    if (started.isEmpty() || !started.get().caughtUpOnce()) {
+      // Kafka's internal topics (offsets, transaction state) are never mirrors: their coordinators
+      // write them while this broker starts.
+      if (!mayHoldMirrors() || org.apache.kafka.common.internals.Topic.isInternal(tp.topic())) {
+        return Optional.empty();
+      }
+      if (started.isEmpty()) {
+        startStore();
+      }
+      throw new MirrorClassificationPendingException(
+          "cannot tell yet whether "
+              + tp
+              + " is a read-only mirror: this broker has not read the cluster's mirror membership"
+              + " from "
+              + stateTopic
+              + " since it started"
+              + (registryUnreadable == null ? "" : " (its registry file is unreadable)")
+              + "; retry");
+    }
+    StopStateStore store = started.get();
+    List<MirrorMembership> named = store.membership().membersNamed(tp.topic(), tp.partition());
+    if (named.isEmpty()) {
+      return Optional.empty();
+    }
+    String topicId = currentTopicId(tp.topic());
+    for (MirrorMembership m : named) {
+      if (topicId != null && !topicId.equals(m.topicId())) {
+        continue; // a membership of an earlier topic of the same name
+      }
+      Optional<StopState> stop = store.get(m.stopStateKey());
+      if (stop.isPresent() && stop.get().step() == StopStep.STOPPED) {
+        continue;
+      }
+      return Optional.of(
+          tp
+              + " is a read-only mirror of "
+              + m.mirrorName()
+              + " (cluster membership recorded by broker "
+              + m.writerBrokerId()
+              + ", stop step "
+              + stop.map(s -> s.step().name()).orElse("none")
+              + "); it becomes writable when the mirror is stopped");
+    }
+    return Optional.empty();
+  }
+
+  private static String currentTopicId(String topic) {
+    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+    if (rm.isEmpty()) {
+      return null;
+    }
+    Uuid id = rm.get().metadataCache().getTopicId(topic);
+    return id == null || Uuid.ZERO_UUID.equals(id) ? null : id.toString();
+  }
+
+  /** Starts this broker's stop-state reader (which adopts the membership) if it is not running. */
+  public static void startStore() {
+    try {
+      StopStateStore.get();
+    } catch (StopStateUnavailableException e) {
+      LOG.error("cannot read the cluster's mirror membership: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * Starts a daemon that starts the stop-state reader as soon as this broker's metadata shows the
+   * stop-state topic, so that a broker with no registration of its own (down while a mirror was
+   * started, say) adopts the cluster's memberships.
+   */
+  public static void watchForStateTopic() {
+    Thread t =
+        new Thread(
+            () -> {
+              while (StopStateStore.ifStarted().isEmpty()) {
+                Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+                if (rm.isPresent() && rm.get().metadataCache().contains(stateTopic)) {
+                  startStore();
+                  return;
+                }
+                try {
+                  Thread.sleep(1_000L);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "cluster-mirror-membership-watch");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /**
+   * Before a leader's first mirrored append for {@code tp} (the store synced): makes sure the
+   * membership is durable in the stop-state topic.
+   *
+   * @return false when it is not (the entry's error says why); the caller must not append
+   */
+  static boolean ensureRecorded(
+      StopStateStore store, TopicPartition tp, MirrorEntry entry, Partition partition) {
+    Optional<Uuid> topicId =
+        partition.log().isDefined() ? partition.log().get().topicId() : Optional.empty();
+    if (topicId.isEmpty()) {
+      entry.error("not fetching " + tp + ": it has no topic id yet");
+      return false;
+    }
+    String id = topicId.get().toString();
+    Optional<MirrorMembership> existing = store.membership().member(id, tp.partition());
+    if (existing.isPresent()) {
+      if (!existing.get().mirrorName().equals(entry.mirrorName())) {
+        entry.error(
+            "not fetching "
+                + tp
+                + " for mirror "
+                + entry.mirrorName()
+                + ": the cluster records it as a member of mirror "
+                + existing.get().mirrorName());
+        return false;
+      }
+      requestHolder(store, existing.get());
+      return true;
+    }
+    MirrorMembership m =
+        new MirrorMembership(
+            id,
+            tp.partition(),
+            tp.topic(),
+            entry.mirrorName(),
+            entry.expectedSourceClusterId(),
+            store.brokerId(),
+            entry.persistableClientProperties(),
+            System.currentTimeMillis());
+    try {
+      store.writeMembership(m, WRITE_TIMEOUT_MS);
+    } catch (StopStateUnavailableException e) {
+      entry.error(
+          "not fetching "
+              + tp
+              + " until its mirror membership is recorded in "
+              + store.topic()
+              + ": "
+              + e.getMessage());
+      return false;
+    }
+    LOG.info("recorded the mirror membership of {}", m);
+    requestHolder(store, m);
+    return true;
+  }
+
+  /**
+   * After every read round: adopts each member partition this broker hosts a replica of and has no
+   * registration for, and records this broker as a holder of each member it has registered.
+   */
+  public static void adoptAll(StopStateStore store) {
+    Optional<ReplicaManager> rm = BrokerHandles.replicaManager();
+    if (rm.isEmpty()) {
+      return;
+    }
+    MirrorRegistry registry = MirrorRegistry.instance();
+    for (MirrorMembership m : store.membership().all()) {
+      TopicPartition tp = new TopicPartition(m.topic(), m.partition());
+      Option<Partition> partition = rm.get().onlinePartition(tp);
+      if (partition.isEmpty() || partition.get().log().isEmpty()) {
+        continue;
+      }
+      Optional<Uuid> topicId = partition.get().log().get().topicId();
+      if (topicId.isEmpty() || !topicId.get().toString().equals(m.topicId())) {
+        continue;
+      }
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      if (entry == null) {
+        Optional<StopStep> step = store.get(m.stopStateKey()).map(StopState::step);
+        MirrorState state =
+            step.isEmpty()
+                ? MirrorState.MIRRORING
+                : step.get() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING;
+        entry = registry.adoptFromCluster(tp, m, state);
+        LOG.info(
+            "adopted {} from the cluster's mirror membership as {} (no local registration)",
+            m,
+            entry.state());
+      } else if (!entry.mirrorName().equals(m.mirrorName())) {
+        if (conflictsReported.putIfAbsent(tp + "/" + m.topicId(), Boolean.TRUE) == null) {
+          LOG.error(
+              "{} is registered here for mirror {} but the cluster records it as a member of {};"
+                  + " it stays read-only",
+              tp,
+              entry.mirrorName(),
+              m.mirrorName());
+        }
+        continue;
+      }
+      requestHolder(store, m);
+    }
+  }
+
+  private static void requestHolder(StopStateStore store, MirrorMembership m) {
+    if (store.membership().isHolder(m.topicId(), m.partition(), store.brokerId())) {
+      return;
+    }
+    String key = m.topicId() + "/" + m.partition();
+    long now = System.currentTimeMillis();
+    Long last = holderRequestedAt.get(key);
+    if (last != null && now - last < HOLDER_RETRY_MS) {
+      return;
+    }
+    holderRequestedAt.put(key, now);
+    store.writeHolderAsync(m);
+  }
+
+  /** The brokers known to hold the membership of the partition (for the fence). */
+  public static java.util.Set<Integer> holders(String topicId, int partition) {
+    return StopStateStore.ifStarted()
+        .map(s -> s.membership().holders(topicId, partition))
+        .orElse(java.util.Set.of());
+  }
+
+  /** For describe: what the cluster records about the partition, empty when nothing. */
+  public static Map<String, Object> describe(TopicPartition tp, Optional<Uuid> topicId) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    Optional<StopStateStore> store = StopStateStore.ifStarted();
+    if (registryUnreadable != null) {
+      out.put(Fields.ClusterMembership.REGISTRY_UNREADABLE, registryUnreadable);
+    }
+    if (store.isEmpty() || !store.get().caughtUpOnce()) {
+      if (mayHoldMirrors() && !tp.topic().equals(stateTopic)) {
+        out.put(Fields.ClusterMembership.PENDING, true);
+      }
+      return out;
+    }
+    if (topicId.isEmpty()) {
+      return out;
+    }
+    store
+        .get()
+        .membership()
+        .member(topicId.get().toString(), tp.partition())
+        .ifPresent(
+            m -> {
+              out.put(Fields.ClusterMembership.MIRROR_NAME, m.mirrorName());
+              out.put(Fields.ClusterMembership.RECORDED_BY_BROKER, m.writerBrokerId());
+              out.put(
+                  Fields.ClusterMembership.HOLDERS,
+                  List.copyOf(store.get().membership().holders(m.topicId(), m.partition())));
+            });
+    return out;
+  }
+}

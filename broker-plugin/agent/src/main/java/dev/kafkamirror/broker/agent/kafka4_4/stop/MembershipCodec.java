@@ -1,0 +1,195 @@
+package dev.kafkamirror.broker.agent.kafka4_4.stop;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kafkamirror.broker.core.stop.MirrorMembership;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * JSON keys and values of the membership records of the stop-state topic, beside the stop-state
+ * records of {@link StopStateCodec}. A membership key carries {@code "kind"}, which stop-state keys
+ * never do, so both kinds share the topic and its partitioning (by mirror, topic id and partition,
+ * so a partition's membership is read before its stop state):
+ *
+ * <ul>
+ *   <li>membership: key {@code {"v":0,"kind":"mirror-member","mirror":"m","topicId":"…",
+ *       "partition":3}}, value {@code {"v":0,"topic":"t","writerBrokerId":1,
+ *       "expectedSourceClusterId":"…","clientProperties":{…},"recordedAtMs":…}};
+ *   <li>holder acknowledgement: key {@code {"v":0,"kind":"mirror-member-holder","mirror":"m",
+ *       "topicId":"…","partition":3,"broker":2}}, value {@code {"v":0,"topic":"t","ackedAtMs":…}}.
+ * </ul>
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class MembershipCodec {
+
+  static final String MEMBER = "mirror-member";
+  static final String HOLDER = "mirror-member-holder";
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private MembershipCodec() {}
+
+  /** A decoded membership-kind record. Exactly one of member and holderBroker is set. */
+  record Decoded(MirrorMembership member, String topicId, int partition, Integer holderBroker) {}
+
+  /** The kind of a key, or null for a stop-state key (or one that does not parse). */
+  static String kindOf(byte[] key) {
+    if (key == null) {
+      return null;
+    }
+    try {
+      JsonNode node = MAPPER.readTree(key);
+      JsonNode kind = node == null ? null : node.get("kind");
+      return kind == null || !kind.isTextual() ? null : kind.asText();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  static byte[] memberKey(MirrorMembership m) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("v", StopStateCodec.VERSION);
+    node.put("kind", MEMBER);
+    node.put("mirror", m.mirrorName());
+    node.put("topicId", m.topicId());
+    node.put("partition", m.partition());
+    return bytes(node);
+  }
+
+  static byte[] memberValue(MirrorMembership m) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("v", StopStateCodec.VERSION);
+    node.put("topic", m.topic());
+    node.put("writerBrokerId", m.writerBrokerId());
+    if (m.expectedSourceClusterId() != null) {
+      node.put("expectedSourceClusterId", m.expectedSourceClusterId());
+    }
+    ObjectNode props = node.putObject("clientProperties");
+    m.clientProperties().forEach(props::put);
+    node.put("recordedAtMs", m.recordedAtMs());
+    return bytes(node);
+  }
+
+  static byte[] holderKey(MirrorMembership m, int brokerId) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("v", StopStateCodec.VERSION);
+    node.put("kind", HOLDER);
+    node.put("mirror", m.mirrorName());
+    node.put("topicId", m.topicId());
+    node.put("partition", m.partition());
+    node.put("broker", brokerId);
+    return bytes(node);
+  }
+
+  static byte[] holderValue(MirrorMembership m, long nowMs) {
+    ObjectNode node = MAPPER.createObjectNode();
+    node.put("v", StopStateCodec.VERSION);
+    node.put("topic", m.topic());
+    node.put("ackedAtMs", nowMs);
+    return bytes(node);
+  }
+
+  /**
+   * Decodes a membership-kind record.
+   *
+   * @throws StopStateCodec.StopStateFormatException naming {@code where} when it cannot be read
+   */
+  static Decoded decode(byte[] key, byte[] value, String where)
+      throws StopStateCodec.StopStateFormatException {
+    JsonNode k = parse(key, "key", where);
+    JsonNode v = parse(value, "value", where);
+    for (JsonNode n : new JsonNode[] {k, v}) {
+      JsonNode version = n.get("v");
+      if (version == null
+          || !version.canConvertToInt()
+          || version.asInt() != StopStateCodec.VERSION) {
+        throw new StopStateCodec.StopStateFormatException(
+            where + ": membership record of version " + version + "; this plugin reads version 0");
+      }
+    }
+    String kind = text(k, "kind", where);
+    String mirror = text(k, "mirror", where);
+    String topicId = text(k, "topicId", where);
+    int partition = integer(k, "partition", where);
+    String topic = text(v, "topic", where);
+    try {
+      if (kind.equals(MEMBER)) {
+        Map<String, String> props = new LinkedHashMap<>();
+        JsonNode p = v.get("clientProperties");
+        if (p != null && p.isObject()) {
+          p.fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+        }
+        JsonNode expected = v.get("expectedSourceClusterId");
+        JsonNode recorded = v.get("recordedAtMs");
+        return new Decoded(
+            new MirrorMembership(
+                topicId,
+                partition,
+                topic,
+                mirror,
+                expected == null || expected.isNull() ? null : expected.asText(),
+                integer(v, "writerBrokerId", where),
+                props,
+                recorded == null ? 0L : recorded.asLong()),
+            topicId,
+            partition,
+            null);
+      }
+      if (kind.equals(HOLDER)) {
+        return new Decoded(null, topicId, partition, integer(k, "broker", where));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new StopStateCodec.StopStateFormatException(
+          where + ": invalid membership record: " + e.getMessage());
+    }
+    throw new StopStateCodec.StopStateFormatException(
+        where + ": unknown record kind '" + kind + "'");
+  }
+
+  private static byte[] bytes(ObjectNode node) {
+    return node.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static JsonNode parse(byte[] bytes, String what, String where)
+      throws StopStateCodec.StopStateFormatException {
+    if (bytes == null) {
+      throw new StopStateCodec.StopStateFormatException(
+          where + ": the membership " + what + " is null");
+    }
+    try {
+      JsonNode node = MAPPER.readTree(bytes);
+      if (node == null || !node.isObject()) {
+        throw new StopStateCodec.StopStateFormatException(
+            where + ": the membership " + what + " is not a JSON object");
+      }
+      return node;
+    } catch (IOException e) {
+      throw new StopStateCodec.StopStateFormatException(
+          where + ": the membership " + what + " is not JSON: " + e.getMessage());
+    }
+  }
+
+  private static String text(JsonNode node, String field, String where)
+      throws StopStateCodec.StopStateFormatException {
+    JsonNode v = node.get(field);
+    if (v == null || !v.isTextual()) {
+      throw new StopStateCodec.StopStateFormatException(
+          where + ": field " + field + " is missing or not text");
+    }
+    return v.asText();
+  }
+
+  private static int integer(JsonNode node, String field, String where)
+      throws StopStateCodec.StopStateFormatException {
+    JsonNode v = node.get(field);
+    if (v == null || !v.canConvertToInt()) {
+      throw new StopStateCodec.StopStateFormatException(
+          where + ": field " + field + " is missing or not an int");
+    }
+    return v.asInt();
+  }
+}

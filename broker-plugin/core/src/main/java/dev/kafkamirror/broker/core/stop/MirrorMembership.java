@@ -1,0 +1,52 @@
+package dev.kafkamirror.broker.core.stop;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The cluster-wide record that one destination partition is a mirror: written to the stop-state
+ * topic with acks=all by the partition's leader before its first mirrored append, and adopted by
+ * every broker that hosts a replica of it. Keyed by topic id and partition, so that a topic deleted
+ * and created again under the same name is not a mirror.
+ *
+ * @param clientProperties the source client's properties without secrets, so that a replica that
+ *     adopts the partition from this record can resume a plain-text mirror when it leads
+ */
+public record MirrorMembership(
+    String topicId,
+    int partition,
+    String topic,
+    String mirrorName,
+    String expectedSourceClusterId,
+    int writerBrokerId,
+    Map<String, String> clientProperties,
+    long recordedAtMs) {
+
+  public MirrorMembership {
+    Objects.requireNonNull(topicId, "topicId");
+    Objects.requireNonNull(topic, "topic");
+    Objects.requireNonNull(mirrorName, "mirrorName");
+    if (partition < 0) {
+      throw new IllegalArgumentException("partition must be >= 0, got " + partition);
+    }
+    clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
+  }
+
+  /** The stop-state key of this partition under its mirror. */
+  public StopStateKey stopStateKey() {
+    return new StopStateKey(mirrorName, topicId, partition);
+  }
+
+  @Override
+  public String toString() {
+    return topic
+        + "-"
+        + partition
+        + " (topic id "
+        + topicId
+        + ") of mirror "
+        + mirrorName
+        + ", recorded by broker "
+        + writerBrokerId;
+  }
+}
