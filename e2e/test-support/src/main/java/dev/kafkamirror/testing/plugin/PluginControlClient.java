@@ -36,6 +36,14 @@ public final class PluginControlClient {
       "cluster.mirror.control.insecure.plaintext";
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final HttpClient SHARED_PLAIN = builder().build();
+
+  private static HttpClient.Builder builder() {
+    return HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(10))
+        .version(HttpClient.Version.HTTP_1_1);
+  }
+
   private final HttpClient http;
   private final String baseUrl;
   private final String secret;
@@ -47,14 +55,14 @@ public final class PluginControlClient {
 
   /** A client of a TLS endpoint trusted by {@code tls}; plain HTTP when {@code tls} is null. */
   public PluginControlClient(String hostPort, String secret, javax.net.ssl.SSLContext tls) {
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .connectTimeout(Duration.ofSeconds(10))
-            .version(HttpClient.Version.HTTP_1_1);
-    if (tls != null) {
-      builder.sslContext(tls);
+    if (tls == null) {
+      // One connection pool for every plain client of the test JVM: tests make a client per call
+      // in their polling loops, and a pool per client left one idle keep-alive connection per call
+      // on the broker until its idle timeout.
+      this.http = SHARED_PLAIN;
+    } else {
+      this.http = builder().sslContext(tls).build();
     }
-    this.http = builder.build();
     this.baseUrl = (tls == null ? "http://" : "https://") + hostPort;
     this.secret = secret;
   }

@@ -120,6 +120,24 @@ final class ControlServer implements AutoCloseable {
   private final ThreadPoolExecutor workers;
   private final ExecutorService connections;
   private final AtomicInteger open = new AtomicInteger();
+
+  /**
+   * Every open connection and whether it is idle: between two requests of a keep-alive connection,
+   * before the first byte of the next one. At the connection limit an idle one is closed to admit a
+   * new caller, so that clients that keep their connections (every HTTP client pool does) never
+   * lock out the operator. A connection whose next request has begun is not idle.
+   */
+  private final java.util.Set<Connection> live = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private static final class Connection {
+    final Socket socket;
+    volatile boolean idle;
+
+    Connection(Socket socket) {
+      this.socket = socket;
+    }
+  }
+
   private final Thread acceptor;
   private volatile boolean closed;
 
@@ -151,7 +169,9 @@ final class ControlServer implements AutoCloseable {
     this.connections =
         new ThreadPoolExecutor(
             0,
-            limits.maxConnections(),
+            // Headroom over the limit that `open` enforces: an evicted idle connection's thread may
+            // still be finishing when the connection that replaced it starts.
+            2 * limits.maxConnections(),
             30L,
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
@@ -185,7 +205,7 @@ final class ControlServer implements AutoCloseable {
         }
         continue;
       }
-      if (open.incrementAndGet() > limits.maxConnections()) {
+      if (open.incrementAndGet() > limits.maxConnections() && !evictIdle()) {
         open.decrementAndGet();
         LOG.warn(
             "control endpoint: {} connections are open, the limit; closing the one from {}",
@@ -203,7 +223,30 @@ final class ControlServer implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes one idle keep-alive connection to make room for a new one; false when none is idle. The
+   * closed connection's thread gives its slot back when it ends, which the caller has already
+   * counted for the new connection.
+   */
+  private boolean evictIdle() {
+    for (Connection c : live) {
+      if (c.idle && live.remove(c)) {
+        c.idle = false;
+        LOG.debug(
+            "control endpoint: at the limit of {} connections; closing the idle one from {}",
+            limits.maxConnections(),
+            c.socket.getRemoteSocketAddress());
+        open.decrementAndGet();
+        closeQuietly(c.socket);
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void serve(Socket socket) {
+    Connection connection = new Connection(socket);
+    live.add(connection);
     try {
       socket.setTcpNoDelay(true);
       DeadlineInput in = new DeadlineInput(socket);
@@ -214,7 +257,7 @@ final class ControlServer implements AutoCloseable {
         ssl.startHandshake();
       }
       while (!closed) {
-        if (!serveOne(socket, in, out)) {
+        if (!serveOne(connection, in, out)) {
           break;
         }
       }
@@ -227,16 +270,27 @@ final class ControlServer implements AutoCloseable {
       LOG.error("control endpoint: connection from {} failed", socket.getRemoteSocketAddress(), e);
     } finally {
       closeQuietly(socket);
-      open.decrementAndGet();
+      if (live.remove(connection)) {
+        // Not evicted: an eviction already gave this connection's slot back.
+        open.decrementAndGet();
+      }
     }
   }
 
   /** Serves one request; false when the connection is to be closed. */
-  private boolean serveOne(Socket socket, DeadlineInput in, OutputStream out) throws IOException {
+  private boolean serveOne(Connection connection, DeadlineInput in, OutputStream out)
+      throws IOException {
+    Socket socket = connection.socket;
     // Wait for the next request at most the idle time, then give it the read time from its first
     // byte.
     in.startRequest(limits.idleTimeoutMs());
-    int first = in.read();
+    connection.idle = true;
+    int first;
+    try {
+      first = in.read();
+    } finally {
+      connection.idle = false;
+    }
     if (first < 0) {
       return false;
     }

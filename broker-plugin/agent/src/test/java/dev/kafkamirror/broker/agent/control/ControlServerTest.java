@@ -151,6 +151,39 @@ class ControlServerTest {
     assertThat(handled.get()).isEqualTo(1);
   }
 
+  @Test
+  void idleKeepAliveConnectionsMakeRoomForANewCallerAtTheConnectionLimit() throws Exception {
+    // Given a limit of two connections, both held open by callers that finished a call and keep
+    // their connection alive (as every HTTP client pool does)
+    start(new ControlServer.Limits(1, 1, 2, 5_000L, 60_000L), false);
+    List<Socket> idle = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        Socket s = new Socket("127.0.0.1", server.address().getPort());
+        s.setSoTimeout(10_000);
+        s.getOutputStream()
+            .write(
+                ("POST /v1/describe HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                        + SECRET
+                        + "\r\nContent-Length: 2\r\n\r\n{}")
+                    .getBytes(StandardCharsets.US_ASCII));
+        byte[] head = new byte[12];
+        assertThat(s.getInputStream().readNBytes(head, 0, 12)).isEqualTo(12);
+        assertThat(new String(head, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+        idle.add(s);
+      }
+      // When a new caller (another client, or a fresh pool) calls
+      HttpResponse<String> fresh = post(SECRET).get(10, TimeUnit.SECONDS);
+      // Then it is served: an idle connection is closed to make room, not the caller's
+      assertThat(fresh.statusCode()).isEqualTo(200);
+      assertThat(handled.get()).isEqualTo(3);
+    } finally {
+      for (Socket s : idle) {
+        s.close();
+      }
+    }
+  }
+
   private static String readAll(InputStream in) {
     StringBuilder out = new StringBuilder();
     byte[] buffer = new byte[1024];
