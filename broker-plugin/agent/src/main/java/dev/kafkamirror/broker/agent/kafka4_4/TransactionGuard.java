@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorClassificationPendingException;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth;
 import java.util.ArrayList;
@@ -46,50 +47,86 @@ public final class TransactionGuard {
       short producerEpoch,
       Collection<TopicPartition> partitions,
       Object responseCallback) {
-    Optional<String> refusal =
-        refusal(
+    Optional<Refusal> refusal =
+        decide(
             partitions,
             tp -> {
-              try {
-                if (tp.topic().equals(StateRecordAuth.configuredTopic())) {
-                  // Only the plugin writes the stop-state topic, never in a transaction.
-                  return Optional.of(
-                      tp
-                          + " belongs to the stop-state topic, which only the cluster mirror plugin"
-                          + " writes");
-                }
-                return MirrorRegistry.instance().readOnlyReason(tp);
-              } catch (Throwable t) {
+              if (tp.topic().equals(StateRecordAuth.configuredTopic())) {
+                // Only the plugin writes the stop-state topic, never in a transaction.
                 return Optional.of(
-                    "cannot tell whether " + tp + " is a mirror partition (" + t + ")");
+                    tp
+                        + " belongs to the stop-state topic, which only the cluster mirror plugin"
+                        + " writes");
               }
+              return MirrorRegistry.instance().readOnlyReason(tp);
             });
     if (refusal.isEmpty()) {
       return false;
     }
-    refused.incrementAndGet();
-    LOG.error(
-        "refusing to add {} to transaction {} (producer id {}, epoch {}) with INVALID_RECORD: {}",
-        sorted(partitions),
-        transactionalId,
-        producerId,
-        producerEpoch,
-        refusal.get());
+    if (refusal.get().error() == Errors.INVALID_RECORD) {
+      refused.incrementAndGet();
+      LOG.error(
+          "refusing to add {} to transaction {} (producer id {}, epoch {}) with INVALID_RECORD: {}",
+          sorted(partitions),
+          transactionalId,
+          producerId,
+          producerEpoch,
+          refusal.get().reason());
+    } else {
+      LOG.info(
+          "asking transaction {} (producer id {}) to retry adding {}: {}",
+          transactionalId,
+          producerId,
+          sorted(partitions),
+          refusal.get().reason());
+    }
     @SuppressWarnings("unchecked")
     scala.Function1<Errors, ?> callback = (scala.Function1<Errors, ?>) responseCallback;
-    callback.apply(Errors.INVALID_RECORD);
+    callback.apply(refusal.get().error());
     return true;
+  }
+
+  /** Why an add is refused, and the error its caller gets. */
+  record Refusal(Errors error, String reason) {}
+
+  /**
+   * The decision for one add. Pure. A partition that must stay read-only refuses the add with the
+   * non-retriable {@link Errors#INVALID_RECORD}, and so does one whose lookup fails (fail closed).
+   * A partition this broker cannot classify <em>yet</em> ({@link
+   * MirrorClassificationPendingException}: it has not read the cluster's mirror membership since it
+   * started) asks the producer to retry with {@link Errors#COORDINATOR_LOAD_IN_PROGRESS}: the
+   * partition did not join, and an ordinary transaction goes on once the window ends instead of
+   * failing for good.
+   */
+  static Optional<Refusal> decide(
+      Collection<TopicPartition> partitions,
+      Function<TopicPartition, Optional<String>> readOnlyReason) {
+    List<String> reasons = new ArrayList<>();
+    List<String> pending = new ArrayList<>();
+    for (TopicPartition tp : sorted(partitions)) {
+      try {
+        readOnlyReason.apply(tp).ifPresent(reasons::add);
+      } catch (MirrorClassificationPendingException e) {
+        pending.add(e.getMessage());
+      } catch (Throwable t) {
+        reasons.add("cannot tell whether " + tp + " is a mirror partition (" + t + ")");
+      }
+    }
+    if (!reasons.isEmpty()) {
+      return Optional.of(new Refusal(Errors.INVALID_RECORD, String.join("; ", reasons)));
+    }
+    if (!pending.isEmpty()) {
+      return Optional.of(
+          new Refusal(Errors.COORDINATOR_LOAD_IN_PROGRESS, String.join("; ", pending)));
+    }
+    return Optional.empty();
   }
 
   /** The reasons the partitions may not join a transaction, joined, or empty when all may. Pure. */
   static Optional<String> refusal(
       Collection<TopicPartition> partitions,
       Function<TopicPartition, Optional<String>> readOnlyReason) {
-    List<String> reasons = new ArrayList<>();
-    for (TopicPartition tp : sorted(partitions)) {
-      readOnlyReason.apply(tp).ifPresent(reasons::add);
-    }
-    return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
+    return decide(partitions, readOnlyReason).map(Refusal::reason);
   }
 
   private static List<TopicPartition> sorted(Collection<TopicPartition> partitions) {

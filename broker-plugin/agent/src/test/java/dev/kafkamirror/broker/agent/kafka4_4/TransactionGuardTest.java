@@ -27,6 +27,54 @@ class TransactionGuardTest {
   }
 
   @Test
+  void anAddThatTheBrokerCannotClassifyYetIsRetriedNotFailed() {
+    // Given a coordinator that has not read the cluster's mirror membership since it started
+    // When an ordinary transaction adds a partition
+    Optional<TransactionGuard.Refusal> refusal =
+        TransactionGuard.decide(
+            List.of(PLAIN),
+            tp -> {
+              throw new dev.kafkamirror.broker.agent.kafka4_4.mirror
+                  .MirrorClassificationPendingException(tp + " cannot be classified yet");
+            });
+    // Then the producer is asked to retry (a retriable error), not failed for good
+    assertThat(refusal).isPresent();
+    assertThat(refusal.get().error())
+        .isEqualTo(org.apache.kafka.common.protocol.Errors.COORDINATOR_LOAD_IN_PROGRESS);
+    assertThat(refusal.get().error().exception())
+        .isInstanceOf(org.apache.kafka.common.errors.RetriableException.class);
+  }
+
+  @Test
+  void aMirrorPartitionBesideOneNotYetClassifiedIsRefusedForGood() {
+    Optional<TransactionGuard.Refusal> refusal =
+        TransactionGuard.decide(
+            List.of(PLAIN, MIRROR),
+            tp -> {
+              if (tp.equals(MIRROR)) {
+                return Optional.of("orders-0 is a read-only mirror of a-to-b");
+              }
+              throw new dev.kafkamirror.broker.agent.kafka4_4.mirror
+                  .MirrorClassificationPendingException(tp + " cannot be classified yet");
+            });
+    assertThat(refusal.get().error())
+        .isEqualTo(org.apache.kafka.common.protocol.Errors.INVALID_RECORD);
+  }
+
+  @Test
+  void aLookupThatFailsRefusesTheAdd() {
+    Optional<TransactionGuard.Refusal> refusal =
+        TransactionGuard.decide(
+            List.of(PLAIN),
+            tp -> {
+              throw new IllegalStateException("registry broken");
+            });
+    assertThat(refusal.get().error())
+        .isEqualTo(org.apache.kafka.common.protocol.Errors.INVALID_RECORD);
+    assertThat(refusal.get().reason()).contains("plain-0").contains("registry broken");
+  }
+
+  @Test
   void anAddOfOrdinaryPartitionsPasses() {
     assertThat(TransactionGuard.refusal(List.of(PLAIN), tp -> Optional.empty())).isEmpty();
   }
