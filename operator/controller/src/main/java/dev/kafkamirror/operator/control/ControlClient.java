@@ -18,15 +18,22 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
 import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -59,8 +66,16 @@ public final class ControlClient {
    * @param trustedCertificatesPem the PEM CA certificates the endpoints' certificates chain to: the
    *     calls go over HTTPS and the endpoints' host names are verified; null for plain HTTP (the
    *     secret in clear text)
+   * @param clientCertificate the certificate the operator presents (mutual TLS), or null; only with
+   *     {@code trustedCertificatesPem}
    */
-  public record Channel(String secret, String trustedCertificatesPem) {
+  public record Channel(
+      String secret, String trustedCertificatesPem, ClientCertificate clientCertificate) {
+
+    /** A channel without a client certificate. */
+    public Channel(String secret, String trustedCertificatesPem) {
+      this(secret, trustedCertificatesPem, null);
+    }
 
     /** Whether the channel is encrypted. */
     public boolean tls() {
@@ -70,7 +85,49 @@ public final class ControlClient {
     /** Never prints the secret. */
     @Override
     public String toString() {
-      return "Channel[" + (tls() ? "TLS" : "INSECURE PLAINTEXT") + "]";
+      return "Channel["
+          + (tls() ? (clientCertificate != null ? "MUTUAL TLS" : "TLS") : "INSECURE PLAINTEXT")
+          + "]";
+    }
+  }
+
+  /**
+   * The client certificate the operator presents to the control endpoints.
+   *
+   * @param certificateChainPem PEM certificates, leaf first
+   * @param privateKeyPem the leaf's unencrypted PKCS#8 private key, PEM ({@code BEGIN PRIVATE KEY})
+   */
+  public record ClientCertificate(String certificateChainPem, String privateKeyPem) {
+
+    /** Never prints the key (nor the chain). */
+    @Override
+    public String toString() {
+      return "ClientCertificate[PEM, not shown]";
+    }
+  }
+
+  /**
+   * A client certificate's PEM that cannot be used. The message names which part ({@link #part()})
+   * is wrong and why, never the PEM text itself.
+   */
+  public static final class InvalidClientCertificateException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    /** Which PEM is wrong: the certificate chain or the private key. */
+    public enum Part {
+      CERTIFICATE_CHAIN,
+      PRIVATE_KEY
+    }
+
+    private final Part part;
+
+    InvalidClientCertificateException(Part part, String message) {
+      super(message);
+      this.part = part;
+    }
+
+    public Part part() {
+      return part;
     }
   }
 
@@ -95,8 +152,170 @@ public final class ControlClient {
     if (!channel.tls()) {
       return http;
     }
+    ClientCertificate identity = channel.clientCertificate();
+    String cacheKey =
+        identity == null
+            ? channel.trustedCertificatesPem()
+            : channel.trustedCertificatesPem()
+                + "\0"
+                + identity.certificateChainPem()
+                + "\0"
+                + identity.privateKeyPem();
     return tlsClients.computeIfAbsent(
-        channel.trustedCertificatesPem(), pem -> builder().sslContext(sslContext(pem)).build());
+        cacheKey,
+        k -> builder().sslContext(sslContext(channel.trustedCertificatesPem(), identity)).build());
+  }
+
+  /**
+   * An SSL context that trusts exactly the PEM certificates given and presents {@code identity}
+   * (null: no client certificate).
+   *
+   * @throws IllegalArgumentException when the trusted text holds no certificate
+   * @throws InvalidClientCertificateException when {@code identity} cannot be used
+   */
+  public static SSLContext sslContext(String pem, ClientCertificate identity) {
+    SSLContext context = sslContext(pem);
+    if (identity == null) {
+      return context;
+    }
+    try {
+      SSLContext mutual = SSLContext.getInstance("TLS");
+      mutual.init(keyManagers(identity), trustManagers(pem), null);
+      return mutual;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot build the TLS context: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The key managers that present {@code identity}: its chain (leaf first) with its private key.
+   * Checks that the key is PKCS#8 PEM of an RSA, EC or EdDSA key and belongs to the leaf (a test
+   * signature verified with the leaf's public key).
+   *
+   * @throws InvalidClientCertificateException naming the part that is wrong, never its text
+   */
+  public static KeyManager[] keyManagers(ClientCertificate identity) {
+    List<Certificate> chain;
+    try {
+      chain =
+          new ArrayList<>(
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificates(
+                      new ByteArrayInputStream(
+                          identity.certificateChainPem().getBytes(StandardCharsets.US_ASCII))));
+    } catch (GeneralSecurityException | RuntimeException e) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.CERTIFICATE_CHAIN,
+          "the certificate chain is not PEM X.509 certificates ("
+              + e.getClass().getSimpleName()
+              + ")");
+    }
+    if (chain.isEmpty()) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.CERTIFICATE_CHAIN,
+          "the certificate chain holds no PEM certificate");
+    }
+    PrivateKey key = privateKey(identity.privateKeyPem(), chain.get(0).getPublicKey());
+    try {
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      store.load(null, null);
+      char[] password = "in-memory".toCharArray();
+      store.setKeyEntry("client", key, password, chain.toArray(new Certificate[0]));
+      KeyManagerFactory kmf =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(store, password);
+      return kmf.getKeyManagers();
+    } catch (GeneralSecurityException | IOException e) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.PRIVATE_KEY,
+          "the private key and certificate chain cannot be used together ("
+              + e.getClass().getSimpleName()
+              + ")");
+    }
+  }
+
+  private static final java.util.regex.Pattern PKCS8_PEM =
+      java.util.regex.Pattern.compile(
+          "-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
+
+  private static PrivateKey privateKey(String pem, java.security.PublicKey leafKey) {
+    java.util.regex.Matcher m = PKCS8_PEM.matcher(pem);
+    if (!m.find()) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.PRIVATE_KEY,
+          "the private key is not an unencrypted PKCS#8 PEM key (-----BEGIN PRIVATE KEY-----)");
+    }
+    byte[] der;
+    try {
+      der = Base64.getMimeDecoder().decode(m.group(1));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.PRIVATE_KEY,
+          "the private key's PEM body is not base64");
+    }
+    String algorithm = leafKey.getAlgorithm();
+    PrivateKey key;
+    try {
+      key = KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+    } catch (GeneralSecurityException e) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.PRIVATE_KEY,
+          "the private key is not a PKCS#8 "
+              + algorithm
+              + " key matching the leaf certificate ("
+              + e.getClass().getSimpleName()
+              + ")");
+    }
+    if (!matches(key, leafKey)) {
+      throw new InvalidClientCertificateException(
+          InvalidClientCertificateException.Part.PRIVATE_KEY,
+          "the private key does not belong to the first (leaf) certificate of the chain");
+    }
+    return key;
+  }
+
+  /** Whether a signature made with {@code key} verifies with {@code leafKey}. */
+  private static boolean matches(PrivateKey key, java.security.PublicKey leafKey) {
+    String signature =
+        switch (leafKey.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> leafKey.getAlgorithm(); // EdDSA, Ed25519, Ed448
+        };
+    try {
+      byte[] probe = "cluster-mirror-client-certificate-check".getBytes(StandardCharsets.US_ASCII);
+      Signature signer = Signature.getInstance(signature);
+      signer.initSign(key);
+      signer.update(probe);
+      byte[] signed = signer.sign();
+      Signature verifier = Signature.getInstance(signature);
+      verifier.initVerify(leafKey);
+      verifier.update(probe);
+      return verifier.verify(signed);
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
+  private static javax.net.ssl.TrustManager[] trustManagers(String pem)
+      throws GeneralSecurityException {
+    try {
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      int i = 0;
+      for (Certificate c :
+          CertificateFactory.getInstance("X.509")
+              .generateCertificates(
+                  new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII)))) {
+        trust.setCertificateEntry("ca-" + i++, c);
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      return tmf.getTrustManagers();
+    } catch (IOException e) {
+      throw new GeneralSecurityException(e);
+    }
   }
 
   /**

@@ -13,6 +13,8 @@ import java.util.Properties;
  * @param controlSecret the bearer secret of the control endpoints
  * @param controlTrustedCertificates PEM CA certificates of the control endpoints (HTTPS), or null
  *     for plain HTTP
+ * @param controlClientCertificate the certificate the operator presents to the control endpoints
+ *     (mutual TLS), or null
  * @param controlPort the control endpoint's port at each broker's advertised host
  * @param brokerEndpointOverrides broker id to host:port, from spec.destination.control
  * @param destinationProperties Admin client settings of the destination
@@ -26,17 +28,47 @@ public record ResolvedMirror(
     TopicSelector topics,
     String controlSecret,
     String controlTrustedCertificates,
+    ControlClient.ClientCertificate controlClientCertificate,
     int controlPort,
     Map<Integer, String> brokerEndpointOverrides,
     Properties destinationProperties,
     Properties sourceProperties,
     Map<String, String> sourceClientSecurity) {
 
+  /** Without a client certificate. */
+  public ResolvedMirror(
+      String mirrorName,
+      String sourceBootstrapServers,
+      String sourceClusterId,
+      TopicSelector topics,
+      String controlSecret,
+      String controlTrustedCertificates,
+      int controlPort,
+      Map<Integer, String> brokerEndpointOverrides,
+      Properties destinationProperties,
+      Properties sourceProperties,
+      Map<String, String> sourceClientSecurity) {
+    this(
+        mirrorName,
+        sourceBootstrapServers,
+        sourceClusterId,
+        topics,
+        controlSecret,
+        controlTrustedCertificates,
+        null,
+        controlPort,
+        brokerEndpointOverrides,
+        destinationProperties,
+        sourceProperties,
+        sourceClientSecurity);
+  }
+
   /**
    * How the control endpoints are reached: the secret, and TLS when trusted certificates are set.
    */
   public ControlClient.Channel controlChannel() {
-    return new ControlClient.Channel(controlSecret, controlTrustedCertificates);
+    return new ControlClient.Channel(
+        controlSecret, controlTrustedCertificates, controlClientCertificate);
   }
 
   /** Never prints the secrets. */

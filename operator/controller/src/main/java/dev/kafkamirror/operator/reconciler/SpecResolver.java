@@ -86,6 +86,22 @@ public final class SpecResolver {
                 + e.getMessage());
       }
     }
+    ControlClient.ClientCertificate clientCertificate = null;
+    if (control.getTlsClientCertificateSecret() != null) {
+      String field = "spec.destination.control.tlsClientCertificateSecret";
+      if (controlCa == null) {
+        throw new InvalidSpecException(
+            field
+                + " requires spec.destination.control.tlsTrustedCertificate (mutual TLS needs TLS)");
+      }
+      String name = control.getTlsClientCertificateSecret();
+      clientCertificate =
+          clientCertificate(
+              ns,
+              name,
+              readSecret(ns, mirror, keyRef(name, TLS_CRT), field),
+              readSecret(ns, mirror, keyRef(name, TLS_KEY), field));
+    }
     Map<Integer, String> overrides = new HashMap<>();
     if (control.getBrokerEndpoints() != null) {
       for (BrokerControlEndpoint e : control.getBrokerEndpoints()) {
@@ -109,11 +125,59 @@ public final class SpecResolver {
         topics,
         secret,
         controlCa,
+        clientCertificate,
         control.getPort(),
         Map.copyOf(overrides),
         destination,
         source,
         Map.copyOf(sourceSecurity));
+  }
+
+  /** The key of the client certificate Secret holding the PEM certificate chain, leaf first. */
+  public static final String TLS_CRT = "tls.crt";
+
+  /** The key of the client certificate Secret holding the PEM PKCS#8 private key. */
+  public static final String TLS_KEY = "tls.key";
+
+  private static SecretKeyRef keyRef(String name, String key) {
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName(name);
+    ref.setKey(key);
+    return ref;
+  }
+
+  /**
+   * The client certificate of Secret {@code ns/name}, checked: a usable chain and a private key
+   * that belongs to its leaf.
+   *
+   * @throws InvalidSpecException naming the Secret and the key that is wrong; never the PEM text
+   */
+  static ControlClient.ClientCertificate clientCertificate(
+      String ns, String name, String chainPem, String keyPem) throws InvalidSpecException {
+    ControlClient.ClientCertificate certificate =
+        new ControlClient.ClientCertificate(chainPem, keyPem);
+    try {
+      ControlClient.keyManagers(certificate);
+    } catch (ControlClient.InvalidClientCertificateException e) {
+      String key =
+          e.part() == ControlClient.InvalidClientCertificateException.Part.CERTIFICATE_CHAIN
+              ? TLS_CRT
+              : TLS_KEY;
+      throw new InvalidSpecException(
+          "spec.destination.control.tlsClientCertificateSecret: Secret "
+              + ns
+              + "/"
+              + name
+              + " key "
+              + key
+              + " is not usable: "
+              + e.getMessage()
+              + "; put the PEM certificate chain (leaf first) under "
+              + TLS_CRT
+              + " and its unencrypted PKCS#8 PEM private key under "
+              + TLS_KEY);
+    }
+    return certificate;
   }
 
   /** The resource name when it is a DNS label (the plugin's rule), else a stable derived label. */

@@ -43,6 +43,7 @@ class ControlChannelCaptureIT {
   private static TestCertificates certs;
   private static KafkaCluster source;
   private static KafkaCluster destination;
+  private static KafkaCluster mutualTlsDestination;
 
   @BeforeAll
   static void start() throws Exception {
@@ -64,10 +65,31 @@ class ControlChannelCaptureIT {
             .singleNode()
             .start();
     destination.createTopic(TOPIC, 1, 1, Map.of());
+    mutualTlsDestination =
+        KafkaClusterConfig.builder("capture-mtls")
+            .javaAgent(MirrorFixtures.agentJar(), null)
+            .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
+            .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+            .brokerProperty(PREFIX + "ssl.keystore.type", "PEM")
+            .brokerProperty(
+                PREFIX + "ssl.keystore.key", certs.privateKeyPem("broker").replace("\n", "\\n"))
+            .brokerProperty(
+                PREFIX + "ssl.keystore.certificate.chain",
+                certs.certificateChainPem("broker").replace("\n", "\\n"))
+            .brokerProperty(PREFIX + "ssl.truststore.location", certs.truststore().toString())
+            .brokerProperty(PREFIX + "ssl.truststore.type", "PKCS12")
+            .brokerProperty(PREFIX + "ssl.truststore.password", TestCertificates.PASSWORD)
+            .brokerProperty(PREFIX + "ssl.client.auth", "required")
+            .singleNode()
+            .start();
+    mutualTlsDestination.createTopic(TOPIC, 1, 1, Map.of());
   }
 
   @AfterAll
   static void stop() {
+    if (mutualTlsDestination != null) {
+      mutualTlsDestination.close();
+    }
     if (destination != null) {
       destination.close();
     }
@@ -135,6 +157,59 @@ class ControlChannelCaptureIT {
       assertThat(new String(proxy.captured(), StandardCharsets.ISO_8859_1))
           .contains(PluginControlClient.TEST_SECRET);
     }
+  }
+
+  @Test
+  void aBrokerRequiringClientCertificatesIsDrivenWithTheOperatorsCertificateAndRefusesItsAbsence()
+      throws Exception {
+    String broker = mutualTlsDestination.listenerOf(1, PluginControlClient.LISTENER_PROPERTY);
+    List<PartitionKey> keys = List.of(new PartitionKey(TOPIC, 0));
+    ControlClient client = new ControlClient(5_000L, 30_000L);
+    // Given a broker with cluster.mirror.control.ssl.client.auth=required, and the operator's
+    // client certificate (signed by the CA the broker trusts) as a kubernetes.io/tls Secret holds
+    // it
+    ControlClient.Channel mutual =
+        new ControlClient.Channel(
+            PluginControlClient.TEST_SECRET,
+            certs.caPemText(),
+            new ControlClient.ClientCertificate(
+                certs.certificateChainPem("operator"), certs.privateKeyPem("operator")));
+    try (RecordingProxy proxy = new RecordingProxy(broker)) {
+      // When the operator's client starts mirroring, describes and drives a stop step with it
+      String via = proxy.address();
+      assertOk(
+          client.act(
+              Action.START_MIRRORING,
+              1,
+              via,
+              mutual,
+              keys,
+              null,
+              "capture-mtls",
+              new ControlRequest.MirrorSource(
+                  source.bootstrapServers(),
+                  source.clusterId(),
+                  Map.of("security.protocol", "PLAINTEXT"))));
+      List<ControlResult> described = client.describe(1, via, mutual, keys);
+      // Then the broker carries out every call, over TLS only
+      assertOk(described);
+      assertThat(described.get(0).described().mirror().mirrorName()).isEqualTo("capture-mtls");
+      assertOk(
+          client.act(Action.REMOVE_FETCHERS, 1, via, mutual, keys, source.clusterId(), null, null));
+      byte[] captured = proxy.captured();
+      assertThat(captured[0]).as("a TLS handshake record").isEqualTo((byte) 0x16);
+      assertNotIn(captured, PluginControlClient.TEST_SECRET);
+    }
+    // And the same call without a client certificate is refused in the handshake
+    List<ControlResult> refused =
+        client.describe(
+            1,
+            broker,
+            new ControlClient.Channel(PluginControlClient.TEST_SECRET, certs.caPemText()),
+            keys);
+    assertThat(refused)
+        .singleElement()
+        .satisfies(r -> assertThat(r.errorCode()).isEqualTo(ControlResult.UNREACHABLE));
   }
 
   private static void assertOk(List<ControlResult> results) {

@@ -14,6 +14,11 @@ import java.util.List;
  * this port ({@code cluster.mirror.control.listener} in the broker's configuration).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "!has(self.tlsClientCertificateSecret) || has(self.tlsTrustedCertificate)",
+    message =
+        "spec.destination.control.tlsClientCertificateSecret requires tlsTrustedCertificate (mutual"
+            + " TLS needs TLS)")
 public class ControlEndpoint {
 
   @Required
@@ -35,6 +40,16 @@ public class ControlEndpoint {
           + " status.controlChannel InsecurePlaintext: the bearer secret and the source's passwords then"
           + " cross the network in clear text.")
   private SecretKeyRef tlsTrustedCertificate;
+
+  @io.fabric8.generator.annotation.Pattern("^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+  @JsonPropertyDescription(
+      "The name of a Secret (kubernetes.io/tls style) whose key tls.crt holds the PEM certificate"
+          + " chain (leaf first) and tls.key the PEM PKCS#8 private key (unencrypted) the operator"
+          + " presents as its client certificate to the control endpoints (mutual TLS, for brokers with"
+          + " cluster.mirror.control.ssl.client.auth=required). Requires tlsTrustedCertificate. Like every"
+          + " Secret a ClusterMirror reads, it must carry the annotation kafkamirror.dev/cluster-mirrors"
+          + " naming this ClusterMirror (or *).")
+  private String tlsClientCertificateSecret;
 
   @Size(max = 100)
   @ValidationRule(
@@ -59,6 +74,14 @@ public class ControlEndpoint {
 
   public void setTlsTrustedCertificate(SecretKeyRef tlsTrustedCertificate) {
     this.tlsTrustedCertificate = tlsTrustedCertificate;
+  }
+
+  public String getTlsClientCertificateSecret() {
+    return tlsClientCertificateSecret;
+  }
+
+  public void setTlsClientCertificateSecret(String tlsClientCertificateSecret) {
+    this.tlsClientCertificateSecret = tlsClientCertificateSecret;
   }
 
   public Integer getPort() {
