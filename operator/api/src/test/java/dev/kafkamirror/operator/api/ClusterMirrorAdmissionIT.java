@@ -177,6 +177,14 @@ class ClusterMirrorAdmissionIT {
                 "    clusterId: MkU3OEVBNTcwNTJENDM2Qg",
                 "    clusterId: MkU3OEVBNTcwNTJENDM2Qg\n    security: {saslMechanism: SCRAM-SHA-512}"),
         "saslCredentials is required when saslMechanism is set");
+    assertRejected(
+        "client-certificate-without-tls",
+        y ->
+            y.replace(
+                "      secretRef: {name: mirror-control, key: secret}\n",
+                "      secretRef: {name: mirror-control, key: secret}\n"
+                    + "      tlsClientCertificateSecret: operator-tls\n"),
+        "tlsClientCertificateSecret requires tlsTrustedCertificate");
   }
 
   @Test

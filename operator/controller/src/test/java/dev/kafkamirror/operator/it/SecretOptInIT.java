@@ -16,6 +16,7 @@ import dev.kafkamirror.operator.reconciler.ResolvedMirror;
 import dev.kafkamirror.operator.reconciler.SecretOptIn;
 import dev.kafkamirror.operator.reconciler.SpecResolver;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
+import dev.kafkamirror.testing.tls.TestCertificates;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -111,6 +112,88 @@ class SecretOptInIT {
             });
     ResolvedMirror resolved = resolver.resolve(viaSource);
     assertThat(resolved.sourceClientSecurity()).containsKey("sasl.jaas.config");
+  }
+
+  @Test
+  void theClientCertificateSecretIsReadOnlyWhenOptedInAndItsKeyNeverLeaves() throws Exception {
+    SpecResolver resolver = new SpecResolver(client);
+    TestCertificates certs =
+        TestCertificates.create(
+            java.nio.file.Files.createTempDirectory(
+                java.nio.file.Files.createDirectories(java.nio.file.Path.of("target")),
+                "opt-in-tls"));
+    String key = certs.privateKeyPem("operator");
+    String keyBody = key.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+    createOptedIn("mtls-control", "mtls");
+    client
+        .secrets()
+        .inNamespace(NS)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("mtls-ca")
+                .withNamespace(NS)
+                .addToAnnotations(SecretOptIn.ANNOTATION, "mtls")
+                .endMetadata()
+                .withStringData(Map.of("ca.crt", certs.caPemText()))
+                .build())
+        .create();
+    // Given a kubernetes.io/tls Secret holding the operator's certificate, without the opt-in
+    client
+        .secrets()
+        .inNamespace(NS)
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("operator-tls")
+                .withNamespace(NS)
+                .endMetadata()
+                .withType("kubernetes.io/tls")
+                .withStringData(
+                    Map.of("tls.crt", certs.certificateChainPem("operator"), "tls.key", key))
+                .build())
+        .create();
+    ClusterMirror cr = mirror("mtls", "mtls-control", "secret", "mtls-control", "secret");
+    cr.getSpec().getSource().setSecurity(null);
+    cr.getSpec().getDestination().getControl().setTlsTrustedCertificate(ref("mtls-ca", "ca.crt"));
+    cr.getSpec().getDestination().getControl().setTlsClientCertificateSecret("operator-tls");
+    // When the operator resolves the ClusterMirror naming it
+    // Then it is InvalidSpec naming the field, the Secret and the annotation, never the key
+    assertThatThrownBy(() -> resolver.resolve(cr))
+        .isInstanceOf(SpecResolver.InvalidSpecException.class)
+        .hasMessageContaining("spec.destination.control.tlsClientCertificateSecret")
+        .hasMessageContaining(NS + "/operator-tls")
+        .hasMessageContaining(SecretOptIn.ANNOTATION)
+        .hasMessageNotContaining(keyBody.substring(0, 40));
+    // And once opted in with a tls.key that is no PKCS#8 PEM, the error names tls.key, not its text
+    client
+        .secrets()
+        .inNamespace(NS)
+        .withName("operator-tls")
+        .edit(
+            s -> {
+              s.getMetadata().setAnnotations(Map.of(SecretOptIn.ANNOTATION, "mtls"));
+              s.setStringData(Map.of("tls.key", "-----BEGIN RSA PRIVATE KEY-----\n" + keyBody));
+              return s;
+            });
+    assertThatThrownBy(() -> resolver.resolve(cr))
+        .isInstanceOf(SpecResolver.InvalidSpecException.class)
+        .hasMessageContaining("Secret " + NS + "/operator-tls key tls.key")
+        .hasMessageNotContaining(keyBody.substring(0, 40));
+    // And with the right key the mirror resolves to a mutual TLS channel that does not print it
+    client
+        .secrets()
+        .inNamespace(NS)
+        .withName("operator-tls")
+        .edit(
+            s -> {
+              s.setStringData(Map.of("tls.key", key));
+              return s;
+            });
+    ResolvedMirror resolved = resolver.resolve(cr);
+    assertThat(resolved.controlChannel().clientCertificate().privateKeyPem()).isEqualTo(key);
+    assertThat(resolved.controlChannel().toString()).isEqualTo("Channel[MUTUAL TLS]");
+    assertThat(resolved.toString()).doesNotContain(keyBody.substring(0, 40));
   }
 
   private static void createOptedIn(String name, String mirrors) {
