@@ -8,16 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.FeatureUpdate;
@@ -28,8 +24,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.FileLogInputStream;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -224,9 +218,9 @@ class DestinationTransactionIT {
                   .isGreaterThanOrEqualTo(sourceEnd);
             });
     StopFixtures.awaitReplicasConverged(destination, tp);
-    List<String> expected = batchSignatures(source, source.brokerIds().get(0), tp);
+    List<String> expected = LogBatches.signatures(source, source.brokerIds().get(0), tp);
     for (int broker : destination.brokerIds()) {
-      assertThat(batchSignatures(destination, broker, tp))
+      assertThat(LogBatches.signatures(destination, broker, tp))
           .as("batches of %s on destination broker %d", tp, broker)
           .containsExactlyElementsOf(expected);
     }
@@ -290,37 +284,5 @@ class DestinationTransactionIT {
       out.append(c).append(" / ");
     }
     return out.toString();
-  }
-
-  /** Offset range, producer id, epoch, sequence, control flag and CRC of every batch. */
-  static List<String> batchSignatures(KafkaCluster cluster, int broker, TopicPartition tp)
-      throws Exception {
-    Path dir = cluster.partitionDir(broker, tp);
-    List<String> signatures = new ArrayList<>();
-    List<Path> segments;
-    try (Stream<Path> files = Files.list(dir)) {
-      segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
-    }
-    for (Path segment : segments) {
-      try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
-        for (FileLogInputStream.FileChannelRecordBatch batch : records.batches()) {
-          signatures.add(
-              batch.baseOffset()
-                  + ".."
-                  + batch.lastOffset()
-                  + " pid="
-                  + batch.producerId()
-                  + " epoch="
-                  + batch.producerEpoch()
-                  + " seq="
-                  + batch.baseSequence()
-                  + " control="
-                  + batch.isControlBatch()
-                  + " crc="
-                  + batch.checksum());
-        }
-      }
-    }
-    return signatures;
   }
 }

@@ -10,22 +10,16 @@ import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import dev.kafkamirror.testing.process.Commands;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.internal.FileLogInputStream;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,7 +89,8 @@ class MirroringIT {
     awaitCaughtUp(topic);
 
     // Then B holds the same batches at the same offsets: producer ids, epochs, sequences and CRCs
-    assertThat(batchSignatures(destination, topic)).isEqualTo(batchSignatures(source, topic));
+    assertThat(LogBatches.signatures(destination, topic))
+        .isEqualTo(LogBatches.signatures(source, topic));
     assertThat(read(destination, topic, IsolationLevel.READ_COMMITTED))
         .containsExactlyElementsOf(committed);
     JsonNode mirror = control.describe(topic, 0).result(topic, 0).get("mirror");
@@ -103,7 +98,7 @@ class MirroringIT {
     assertThat(mirror.get("lagRecords").asLong()).isZero();
 
     // And client writes to B are refused, clearly and without retries
-    assertThatThrownBy(() -> writeIdempotentTo(destination, topic, "b-too-early", 1))
+    assertThatThrownBy(() -> ProducerWrites.idempotent(destination, topic, "b-too-early", 1))
         .hasRootCauseInstanceOf(InvalidRecordException.class)
         .rootCause()
         .hasMessageContaining("read-only mirror of a-to-b");
@@ -146,7 +141,7 @@ class MirroringIT {
     // Then a new producer on B writes, and consumers on B see A's committed data then B's, once
     // each
     assertThat(describe(topic).get("producerEntries").asInt()).isZero();
-    List<String> written = writeIdempotentTo(destination, topic, "b-after-failover", 5);
+    List<String> written = ProducerWrites.idempotent(destination, topic, "b-after-failover", 5);
     committed.addAll(written);
     try (KafkaProducer<String, String> tx =
         TestClients.transactionalProducer(destination.bootstrapServers(), "b-tx")) {
@@ -216,64 +211,11 @@ class MirroringIT {
 
   private static List<String> writeIdempotent(String topic, String prefix, int count)
       throws Exception {
-    return writeIdempotentTo(source, topic, prefix, count);
-  }
-
-  private static List<String> writeIdempotentTo(
-      KafkaCluster cluster, String topic, String prefix, int count) throws Exception {
-    List<String> values = new ArrayList<>();
-    try (KafkaProducer<String, String> producer =
-        TestClients.idempotentProducer(cluster.bootstrapServers())) {
-      for (int i = 0; i < count; i++) {
-        try {
-          producer
-              .send(new ProducerRecord<>(topic, "k", prefix + "-" + i))
-              .get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-          throw new IllegalStateException("write to " + cluster.name() + " failed", e.getCause());
-        }
-        values.add(prefix + "-" + i);
-      }
-    }
-    return values;
+    return ProducerWrites.idempotent(source, topic, prefix, count);
   }
 
   private static List<String> read(KafkaCluster cluster, String topic, IsolationLevel isolation) {
     return TestClients.values(
         TestClients.readAll(cluster.bootstrapServers(), topic, isolation, Duration.ofSeconds(60)));
-  }
-
-  /**
-   * offset range, producer id, epoch, sequence, control flag and CRC of every batch in the
-   * partition's log.
-   */
-  static List<String> batchSignatures(KafkaCluster cluster, String topic) throws Exception {
-    Path dir = cluster.partitionDir(cluster.brokerIds().get(0), new TopicPartition(topic, 0));
-    List<String> signatures = new ArrayList<>();
-    List<Path> segments;
-    try (Stream<Path> files = Files.list(dir)) {
-      segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
-    }
-    for (Path segment : segments) {
-      try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
-        for (FileLogInputStream.FileChannelRecordBatch batch : records.batches()) {
-          signatures.add(
-              batch.baseOffset()
-                  + ".."
-                  + batch.lastOffset()
-                  + " pid="
-                  + batch.producerId()
-                  + " epoch="
-                  + batch.producerEpoch()
-                  + " seq="
-                  + batch.baseSequence()
-                  + " control="
-                  + batch.isControlBatch()
-                  + " crc="
-                  + batch.checksum());
-        }
-      }
-    }
-    return signatures;
   }
 }

@@ -14,10 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.IsolationLevel;
 import org.junit.jupiter.api.AfterAll;
@@ -76,7 +72,7 @@ class SourceLinkFaultsIT {
     String topic = "identity-from-start";
     source.createTopic(topic, 1, 1, Map.of());
     destination.createTopic(topic, 1, 1, Map.of());
-    write(source, topic, "a", 20);
+    ProducerWrites.idempotent(source, topic, "a", 20);
 
     // When B registers the mirror
     JsonNode started =
@@ -105,7 +101,7 @@ class SourceLinkFaultsIT {
     assertThat(d.get("mirror").get("sourceMismatch").asText())
         .contains(source.clusterId(), other.clusterId(), topic + "-0", "wrong-from-start");
     // And the partition stays read-only
-    assertThatThrownBy(() -> write(destination, topic, "b", 1))
+    assertThatThrownBy(() -> ProducerWrites.idempotent(destination, topic, "b", 1))
         .hasRootCauseInstanceOf(InvalidRecordException.class);
   }
 
@@ -117,10 +113,10 @@ class SourceLinkFaultsIT {
     source.createTopic(topic, 1, 1, Map.of());
     other.createTopic(topic, 1, 1, Map.of());
     destination.createTopic(topic, 1, 1, Map.of());
-    write(source, topic, "a", 10);
-    write(other, topic, "c", 40);
+    ProducerWrites.idempotent(source, topic, "a", 10);
+    ProducerWrites.idempotent(other, topic, "c", 40);
     startAndCatchUp("swap", topic, 10);
-    List<String> mirroredBatches = MirroringIT.batchSignatures(source, topic);
+    List<String> mirroredBatches = LogBatches.signatures(source, topic);
 
     // When the address B fetches from suddenly leads to cluster C (same address, another cluster)
     source.proxy(1).swapUpstream(other.bootstrapServers());
@@ -135,16 +131,16 @@ class SourceLinkFaultsIT {
     // Then B appended nothing from C: its log is A's, batch by batch
     JsonNode d = describe(topic);
     assertThat(d.get("logEndOffset").asLong()).as(d.toString()).isEqualTo(10);
-    assertThat(MirroringIT.batchSignatures(destination, topic)).isEqualTo(mirroredBatches);
+    assertThat(LogBatches.signatures(destination, topic)).isEqualTo(mirroredBatches);
     assertThat(d.get("mirror").get("state").asText()).isEqualTo("SOURCE_MISMATCH");
     assertThat(d.get("mirror").get("observedSourceClusterId").asText())
         .isEqualTo(other.clusterId());
-    assertThatThrownBy(() -> write(destination, topic, "b", 1))
+    assertThatThrownBy(() -> ProducerWrites.idempotent(destination, topic, "b", 1))
         .hasRootCauseInstanceOf(InvalidRecordException.class);
 
     // And the refusal is for good: with A back behind the address, B still does not fetch
     source.proxy(1).swapUpstream(proxyUpstream);
-    write(source, topic, "a-after", 5);
+    ProducerWrites.idempotent(source, topic, "a-after", 5);
     Thread.sleep(3_000);
     assertThat(describe(topic).get("logEndOffset").asLong()).isEqualTo(10);
     assertThat(mirror(topic).get("state").asText()).isEqualTo("SOURCE_MISMATCH");
@@ -156,18 +152,18 @@ class SourceLinkFaultsIT {
     String topic = "link-mid-fetch";
     source.createTopic(topic, 1, 1, Map.of());
     destination.createTopic(topic, 1, 1, Map.of());
-    List<String> written = new ArrayList<>(write(source, topic, "a", 10));
+    List<String> written = new ArrayList<>(ProducerWrites.idempotent(source, topic, "a", 10));
     startAndCatchUp("black-hole-fetch", topic, 10);
 
     // When the link goes silent in both directions (no FIN, no RST) while A takes more records
     source.proxy(1).blackHole();
-    written.addAll(write(source, topic, "a-during", 10));
+    written.addAll(ProducerWrites.idempotent(source, topic, "a-during", 10));
     Thread.sleep(3_000);
 
     // Then B has not moved, stays MIRRORING and read-only
     assertThat(describe(topic).get("logEndOffset").asLong()).isEqualTo(10);
     assertThat(mirror(topic).get("state").asText()).isEqualTo("MIRRORING");
-    assertThatThrownBy(() -> write(destination, topic, "b", 1))
+    assertThatThrownBy(() -> ProducerWrites.idempotent(destination, topic, "b", 1))
         .hasRootCauseInstanceOf(InvalidRecordException.class);
 
     // When the link heals, B catches up with A batch by batch
@@ -176,8 +172,8 @@ class SourceLinkFaultsIT {
         .atMost(Duration.ofSeconds(120))
         .untilAsserted(
             () -> assertThat(describe(topic).get("logEndOffset").asLong()).isEqualTo(20));
-    assertThat(MirroringIT.batchSignatures(destination, topic))
-        .isEqualTo(MirroringIT.batchSignatures(source, topic));
+    assertThat(LogBatches.signatures(destination, topic))
+        .isEqualTo(LogBatches.signatures(source, topic));
     assertThat(
             TestClients.values(
                 TestClients.readAll(
@@ -194,13 +190,13 @@ class SourceLinkFaultsIT {
     String topic = "link-mid-stop";
     source.createTopic(topic, 1, 1, Map.of());
     destination.createTopic(topic, 1, 1, Map.of());
-    List<String> mirrored = write(source, topic, "a", 10);
+    List<String> mirrored = ProducerWrites.idempotent(source, topic, "a", 10);
     startAndCatchUp("black-hole-stop", topic, 10);
-    List<String> mirroredBatches = MirroringIT.batchSignatures(source, topic);
+    List<String> mirroredBatches = LogBatches.signatures(source, topic);
 
     // When the link goes silent, A takes more records, and B is failed over meanwhile
     source.proxy(1).blackHole();
-    write(source, topic, "a-late", 10);
+    ProducerWrites.idempotent(source, topic, "a-late", 10);
     long barrier = MirrorOps.failOver(destination, topic, source.clusterId());
 
     // Then the stop completed without the source: barrier right after the mirrored records
@@ -209,9 +205,9 @@ class SourceLinkFaultsIT {
 
     // And when the link heals, nothing more arrives from A; B's own writes follow the barrier
     source.proxy(1).heal();
-    List<String> own = write(destination, topic, "b", 3);
+    List<String> own = ProducerWrites.idempotent(destination, topic, "b", 3);
     Thread.sleep(3_000);
-    assertThat(MirroringIT.batchSignatures(destination, topic).subList(0, mirroredBatches.size()))
+    assertThat(LogBatches.signatures(destination, topic).subList(0, mirroredBatches.size()))
         .isEqualTo(mirroredBatches);
     List<String> expected = new ArrayList<>(mirrored);
     expected.addAll(own);
@@ -248,24 +244,5 @@ class SourceLinkFaultsIT {
 
   private static JsonNode mirror(String topic) {
     return describe(topic).path("mirror");
-  }
-
-  private static List<String> write(KafkaCluster cluster, String topic, String prefix, int count)
-      throws Exception {
-    List<String> values = new ArrayList<>();
-    try (KafkaProducer<String, String> producer =
-        TestClients.idempotentProducer(cluster.bootstrapServers())) {
-      for (int i = 0; i < count; i++) {
-        try {
-          producer
-              .send(new ProducerRecord<>(topic, "k", prefix + "-" + i))
-              .get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-          throw new IllegalStateException("write to " + cluster.name() + " failed", e.getCause());
-        }
-        values.add(prefix + "-" + i);
-      }
-    }
-    return values;
   }
 }
