@@ -511,6 +511,23 @@ public final class StopStateStore implements AutoCloseable {
     }
     c.assign(assignment);
     c.seekToBeginning(assignment);
+    Properties pp = writerProperties(clientProperties, brokerId);
+    synchronized (this) {
+      partitionCount = assignment.size();
+      producer = new KafkaProducer<>(pp);
+      consumer = c;
+      // The new consumer reads from the beginning: until it has caught up the table may show older
+      // steps, so no partition counts as current without a new sync.
+      readerGeneration++;
+    }
+  }
+
+  /**
+   * The settings of the stop-state writer: the cluster's client settings ({@code
+   * cluster.mirror.local.client.*}), then the ones order and durability rest on, which a user's
+   * client settings cannot override.
+   */
+  static Properties writerProperties(Properties clientProperties, int brokerId) {
     Properties pp = new Properties();
     pp.putAll(clientProperties);
     pp.put("client.id", "cluster-mirror-stop-state-writer-" + brokerId);
@@ -536,14 +553,7 @@ public final class StopStateStore implements AutoCloseable {
     pp.put("request.timeout.ms", "10000");
     pp.put("key.serializer", ByteArraySerializer.class.getName());
     pp.put("value.serializer", ByteArraySerializer.class.getName());
-    synchronized (this) {
-      partitionCount = assignment.size();
-      producer = new KafkaProducer<>(pp);
-      consumer = c;
-      // The new consumer reads from the beginning: until it has caught up the table may show older
-      // steps, so no partition counts as current without a new sync.
-      readerGeneration++;
-    }
+    return pp;
   }
 
   private void readUntilClosed() {
