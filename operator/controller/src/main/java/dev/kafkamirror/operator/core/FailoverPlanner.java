@@ -181,6 +181,14 @@ public final class FailoverPlanner {
     }
     PartitionPhase phase = phaseOf(o);
     String step = stepOf(o);
+    if (sourceMismatch(o) && intent.target() == MirrorIntent.Target.MIRRORING) {
+      // The plugin halted this mirror for good: the source at the address is another cluster. It
+      // clears the halt only for a registration with another source (other client settings or
+      // cluster id), so registering again is how a spec that now names the right address resumes
+      // it; with the same settings the call changes nothing and the partition stays FAILED.
+      return new PartitionDecision(
+          key, Action.START_MIRRORING, phase, step, sourceMismatchMessage(o));
+    }
     if (sourceMismatch(o) && intent.target() != MirrorIntent.Target.STOPPED) {
       return new PartitionDecision(key, Action.NONE, phase, step, sourceMismatchMessage(o));
     }

@@ -312,11 +312,21 @@ class FailoverPlannerTest {
     FailoverPlan plan =
         FailoverPlanner.plan(intent(MirrorIntent.Target.MIRRORING), List.of(o), null, 1_000);
 
-    // Then it is FAILED, nothing is called, and the message names both cluster ids
+    // Then it is FAILED, the message names both cluster ids, and the mirror is registered again
+    // with the spec's source: the plugin keeps it halted for the same source and verifies afresh
+    // for another one, so a spec corrected to the right address resumes it
     PartitionDecision d = plan.decisions().get(0);
     assertThat(d.phase()).isEqualTo(PartitionPhase.FAILED);
-    assertThat(d.action()).isEqualTo(Action.NONE);
+    assertThat(d.action()).isEqualTo(Action.START_MIRRORING);
     assertThat(d.message()).contains(OTHER_SOURCE, SOURCE, "orders-0");
+
+    // And when Paused is planned, nothing is called (a registration would resume fetching)
+    assertThat(
+            FailoverPlanner.plan(intent(MirrorIntent.Target.PAUSED), List.of(o), null, 1_000)
+                .decisions()
+                .get(0)
+                .action())
+        .isEqualTo(Action.NONE);
 
     // And a stop may still proceed (nothing from the other cluster was appended)
     FailoverPlan stop = FailoverPlanner.plan(STOP, List.of(o), null, 1_000);

@@ -62,7 +62,7 @@ class OperatorSafetyIT {
   static void start() throws Exception {
     env = OperatorTestEnvironment.start();
     client = env.client();
-    env.installCrdAndNamespaces("identity", "unclean", "cut");
+    env.installCrdAndNamespaces("identity", "readdress", "unclean", "cut");
     source = env.startSource("safety-a");
     destination = env.startDestination("safety-b");
     control = MirrorFixtures.control(destination, 1);
@@ -144,6 +144,67 @@ class OperatorSafetyIT {
     ConfigEntry unclean = topicConfig(destination, topic, "unclean.leader.election.enable");
     assertThat(unclean.value()).isEqualTo("false");
     assertThat(unclean.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+  }
+
+  @Test
+  void aMirrorHaltedAtTheWrongAddressResumesWhenTheSpecNamesTheRightOne() throws Exception {
+    // Given a ClusterMirror that names the source's cluster id but, by mistake, the bootstrap
+    // address of another cluster that has a topic of the same name
+    String topic = "readdress-check";
+    KafkaCluster other = env.startSource("safety-other");
+    other.createTopic(topic, 1, 1, Map.of());
+    SourceData.write(other, topic, 1, 40, 0, "other");
+    source.createTopic(topic, 1, 1, Map.of());
+    List<String> committed = SourceData.write(source, topic, 1, 30, 0, "a");
+    client
+        .resource(
+            MirrorFixtures.clusterMirror(
+                "readdress",
+                "misaddressed",
+                other,
+                source.clusterId(),
+                destination,
+                MirrorState.Mirroring,
+                List.of(topic)))
+        .create();
+    awaitCondition("readdress", "misaddressed", "Degraded", "True");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(condition("readdress", "misaddressed", "Degraded").get().getReason())
+                    .isEqualTo("SourceClusterMismatch"));
+    assertThat(logEnd(destination, topic)).isZero();
+
+    // When the user corrects the bootstrap address in the spec
+    client
+        .resources(ClusterMirror.class)
+        .inNamespace("readdress")
+        .withName("misaddressed")
+        .edit(
+            cr -> {
+              cr.getSpec().getSource().setBootstrapServers(source.bootstrapServers());
+              return cr;
+            });
+
+    // Then the mirror verifies the new source, copies its log and nothing of the other cluster,
+    // and reports Mirroring without Degraded
+    awaitCondition("readdress", "misaddressed", "Mirroring", "True");
+    awaitCondition("readdress", "misaddressed", "Degraded", "False");
+    long sourceEnd = logEnd(source, topic);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(logEnd(destination, topic)).isEqualTo(sourceEnd));
+    assertThat(describe(topic).path("mirror").path("observedSourceClusterId").asText())
+        .isEqualTo(source.clusterId());
+    assertThat(
+            TestClients.values(
+                TestClients.readAll(
+                    destination.bootstrapServers(),
+                    topic,
+                    org.apache.kafka.common.IsolationLevel.READ_COMMITTED,
+                    Duration.ofSeconds(30))))
+        .containsExactlyElementsOf(committed);
   }
 
   @Test
