@@ -62,7 +62,7 @@ class OperatorSafetyIT {
   static void start() throws Exception {
     env = OperatorTestEnvironment.start();
     client = env.client();
-    env.installCrdAndNamespaces("identity", "readdress", "unclean", "cut");
+    env.installCrdAndNamespaces("identity", "readdress", "unclean", "cut", "exfil");
     source = env.startSource("safety-a");
     destination = env.startDestination("safety-b");
     control = MirrorFixtures.control(destination, 1);
@@ -205,6 +205,156 @@ class OperatorSafetyIT {
                     org.apache.kafka.common.IsolationLevel.READ_COMMITTED,
                     Duration.ofSeconds(30))))
         .containsExactlyElementsOf(committed);
+  }
+
+  @Test
+  void aClusterMirrorCannotReadASecretThatDidNotOptInNorSendItToAHostOfItsAuthor()
+      throws Exception {
+    // Given a Secret of another workload (no kafkamirror.dev/cluster-mirrors annotation), and a
+    // listener of the ClusterMirror's author on another loopback address
+    String value = "victim-password-" + System.nanoTime();
+    client
+        .secrets()
+        .inNamespace("exfil")
+        .resource(
+            new io.fabric8.kubernetes.api.model.SecretBuilder()
+                .withNewMetadata()
+                .withName("victim")
+                .endMetadata()
+                .addToStringData("credentials", "victim:" + value)
+                .build())
+        .create();
+    try (Listener attacker = Listener.on("127.0.0.2")) {
+      // When a ClusterMirror points its source's SASL credentials at that Secret and its source
+      // bootstrap at the author's listener
+      ClusterMirror cr =
+          MirrorFixtures.clusterMirror(
+              "exfil",
+              "thief",
+              source,
+              source.clusterId(),
+              destination,
+              MirrorState.Mirroring,
+              List.of("exfil-topic"));
+      cr.getSpec().getSource().setBootstrapServers(attacker.address());
+      dev.kafkamirror.operator.api.v1alpha1.ClientSecurity security =
+          new dev.kafkamirror.operator.api.v1alpha1.ClientSecurity();
+      security.setSaslMechanism(dev.kafkamirror.operator.api.v1alpha1.SaslMechanism.PLAIN);
+      dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef ref =
+          new dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef();
+      ref.setName("victim");
+      ref.setKey("credentials");
+      security.setSaslCredentials(ref);
+      cr.getSpec().getSource().setSecurity(security);
+      client.resource(cr).create();
+
+      // Then it is Degraded InvalidSpec naming the Secret and the annotation, with a Warning Event
+      Condition degraded = awaitCondition("exfil", "thief", "Degraded", "True");
+      assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
+      assertThat(degraded.getMessage()).contains("victim", "kafkamirror.dev/cluster-mirrors");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(events("exfil"))
+                      .anySatisfy(
+                          e -> {
+                            assertThat(e.getType()).isEqualTo("Warning");
+                            assertThat(e.getInvolvedObject().getName()).isEqualTo("thief");
+                            assertThat(e.getReason()).isEqualTo("InvalidSpec");
+                          }));
+      // And the Secret's value is nowhere: not in status, not in any Event, and nothing connected
+      // to the author's listener
+      Thread.sleep(3_000);
+      assertThat(get("exfil", "thief").getStatus().toString()).doesNotContain(value);
+      assertThat(events("exfil")).allSatisfy(e -> assertThat(e.getMessage()).doesNotContain(value));
+      assertThat(attacker.connections()).isZero();
+    }
+  }
+
+  @Test
+  void aBrokerEndpointOnAHostOfTheAuthorsIsNeverCalled() throws Exception {
+    // Given a listener of the ClusterMirror's author on another loopback address
+    String topic = "exfil-endpoint";
+    source.createTopic(topic, 1, 1, Map.of());
+    try (Listener attacker = Listener.on("127.0.0.2")) {
+      // When a ClusterMirror sends the destination broker's control calls (the bearer secret, and
+      // with a start the source's settings) to that listener
+      ClusterMirror cr =
+          MirrorFixtures.clusterMirror(
+              "exfil",
+              "redirect",
+              source,
+              source.clusterId(),
+              destination,
+              MirrorState.Mirroring,
+              List.of(topic));
+      BrokerControlEndpoint endpoint = new BrokerControlEndpoint();
+      endpoint.setBrokerId(destination.brokerIds().get(0));
+      endpoint.setAddress(attacker.address());
+      cr.getSpec().getDestination().getControl().setBrokerEndpoints(List.of(endpoint));
+      client.resource(cr).create();
+
+      // Then the partition is unreachable with a reason naming brokerEndpoints, a Warning Event is
+      // recorded, and nothing ever connected to the listener
+      Condition degraded = awaitCondition("exfil", "redirect", "Degraded", "True");
+      assertThat(degraded.getMessage()).contains("brokerEndpoints");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(events("exfil"))
+                      .anySatisfy(
+                          e -> {
+                            assertThat(e.getType()).isEqualTo("Warning");
+                            assertThat(e.getInvolvedObject().getName()).isEqualTo("redirect");
+                          }));
+      Thread.sleep(3_000);
+      assertThat(attacker.connections()).isZero();
+      assertThat(get("exfil", "redirect").getStatus().getPartitionCounts().getMirroring()).isZero();
+    }
+  }
+
+  /** A TCP listener that only counts who connects. */
+  private static final class Listener implements AutoCloseable {
+    private final java.net.ServerSocket socket;
+    private final java.util.concurrent.atomic.AtomicInteger connections =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    private Listener(java.net.ServerSocket socket) {
+      this.socket = socket;
+      Thread t =
+          new Thread(
+              () -> {
+                while (!socket.isClosed()) {
+                  try (java.net.Socket s = socket.accept()) {
+                    connections.incrementAndGet();
+                  } catch (java.io.IOException e) {
+                    // closed
+                  }
+                }
+              },
+              "exfil-listener");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    static Listener on(String host) throws java.io.IOException {
+      return new Listener(new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName(host)));
+    }
+
+    String address() {
+      return socket.getInetAddress().getHostAddress() + ":" + socket.getLocalPort();
+    }
+
+    int connections() {
+      return connections.get();
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      socket.close();
+    }
   }
 
   @Test
