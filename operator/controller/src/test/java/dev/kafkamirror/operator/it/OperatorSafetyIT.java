@@ -195,7 +195,7 @@ class OperatorSafetyIT {
     await()
         .atMost(WAIT)
         .untilAsserted(() -> assertThat(logEnd(destination, topic)).isEqualTo(sourceEnd));
-    assertThat(describe(topic).path("mirror").path("observedSourceClusterId").asText())
+    assertThat(describe(topic).path("mirror").path("sourceClusterId").asText())
         .isEqualTo(source.clusterId());
     assertThat(
             TestClients.values(
