@@ -141,6 +141,43 @@ public final class KafkaStopSequence {
     return ordered(refs, out);
   }
 
+  /**
+   * The truncation target is the leader's last stable offset, which is bounded by its high
+   * watermark. A leader elected moments ago still has the high watermark it had as a follower,
+   * which can lag its log end by a whole fetch round (followers learn the leader's high watermark
+   * one fetch after the data), and only raises it once its followers fetch again; planning the
+   * target then would truncate committed mirrored records (StopSequenceCrashIT saw a new leader
+   * truncate to 0 with 16 records in every replica). After fetcher removal nothing is appended, so
+   * an established high watermark is the log end: wait for it (bounded by the call), or refuse and
+   * have the caller call again.
+   */
+  private static void requireEstablishedHighWatermark(Target t, long deadlineNanos)
+      throws PartitionOperationException {
+    while (t.log().highWatermark() < t.log().logEndOffset() && System.nanoTime() < deadlineNanos) {
+      try {
+        Thread.sleep(20L);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    long hw = t.log().highWatermark();
+    long leo = t.log().logEndOffset();
+    if (hw < leo) {
+      throw new PartitionOperationException(
+          Code.TIMEOUT,
+          t.tp()
+              + ": the high watermark "
+              + hw
+              + " of leader epoch "
+              + epoch(t)
+              + " has not reached the log end "
+              + leo
+              + " yet (a new leader, or an in-sync follower still catching up), so the last"
+              + " stable offset is not known and nothing is truncated; call truncate again");
+    }
+  }
+
   /** Step 2 on the leader: fix the target, fence if needed, truncate to it. */
   public List<StepOutcome> truncate(List<PartitionRef> refs, long timeoutMs) {
     Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
@@ -153,6 +190,7 @@ public final class KafkaStopSequence {
     Map<Target, Long> toTruncate = new LinkedHashMap<>();
     Map<Target, Integer> toFence = new LinkedHashMap<>();
     Map<Target, StopState> base = new HashMap<>();
+    long hwDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     for (PartitionRef ref : refs) {
       try {
         Target t = resolve(ref, true);
@@ -161,6 +199,9 @@ public final class KafkaStopSequence {
         if (durable.step().atLeast(StopStep.BARRIER_WRITTEN)) {
           out.put(ref, StepOutcome.ok(ref, view(t)));
           continue;
+        }
+        if (!durable.step().atLeast(StopStep.TRUNCATING) && BarrierHooks.ruleEnabled()) {
+          requireEstablishedHighWatermark(t, hwDeadline);
         }
         // With the barrier rule switched off (stock comparisons only) the failover is a stock
         // one: nothing is truncated.
