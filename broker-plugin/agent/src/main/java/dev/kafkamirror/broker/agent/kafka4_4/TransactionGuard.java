@@ -122,13 +122,6 @@ public final class TransactionGuard {
     return Optional.empty();
   }
 
-  /** The reasons the partitions may not join a transaction, joined, or empty when all may. Pure. */
-  static Optional<String> refusal(
-      Collection<TopicPartition> partitions,
-      Function<TopicPartition, Optional<String>> readOnlyReason) {
-    return decide(partitions, readOnlyReason).map(Refusal::reason);
-  }
-
   private static List<TopicPartition> sorted(Collection<TopicPartition> partitions) {
     List<TopicPartition> out = new ArrayList<>(partitions);
     out.sort(Comparator.comparing(TopicPartition::toString));

@@ -20,8 +20,8 @@ class TransactionGuardTest {
         Map.of(MIRROR, "orders-0 is a read-only mirror of a-to-b");
     // When a transaction adds it together with an ordinary partition
     Optional<String> refusal =
-        TransactionGuard.refusal(
-            List.of(PLAIN, MIRROR), tp -> Optional.ofNullable(reasons.get(tp)));
+        TransactionGuard.decide(List.of(PLAIN, MIRROR), tp -> Optional.ofNullable(reasons.get(tp)))
+            .map(TransactionGuard.Refusal::reason);
     // Then the add is refused, naming the mirror
     assertThat(refusal).hasValue("orders-0 is a read-only mirror of a-to-b");
   }
@@ -76,6 +76,6 @@ class TransactionGuardTest {
 
   @Test
   void anAddOfOrdinaryPartitionsPasses() {
-    assertThat(TransactionGuard.refusal(List.of(PLAIN), tp -> Optional.empty())).isEmpty();
+    assertThat(TransactionGuard.decide(List.of(PLAIN), tp -> Optional.empty())).isEmpty();
   }
 }
