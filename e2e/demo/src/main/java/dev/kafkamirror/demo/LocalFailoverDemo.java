@@ -5,6 +5,7 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.DestinationCluster;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
@@ -187,7 +188,7 @@ public final class LocalFailoverDemo {
           awaitStatus(
               client,
               "every partition mirrored and caught up",
-              s -> isTrue(s, "Mirroring") && Objects.equals(s.getMaxLagRecords(), 0L));
+              s -> Conditions.isMirroring(s) && Objects.equals(s.getMaxLagRecords(), 0L));
       // The status can say lag 0 before the first fetch (lag unknown); wait for B's log ends too.
       awaitTrue("B's log ends to reach A's", () -> mirroredUpToSource(source, destination));
       printMirror(source, destination);
@@ -511,7 +512,7 @@ public final class LocalFailoverDemo {
           say("status: " + line);
           last = line;
         }
-        if (isTrue(s, "Stopped")) {
+        if (Conditions.isStopped(s)) {
           return cm;
         }
       }
@@ -645,11 +646,6 @@ public final class LocalFailoverDemo {
     say(
         "  a new producer on B reused a mirrored producer id:                  "
             + (s.producerIdCollided() ? "yes, harmlessly" : "no"));
-  }
-
-  private static boolean isTrue(ClusterMirrorStatus s, String type) {
-    return s.getConditions().stream()
-        .anyMatch(c -> type.equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static void awaitTrue(String what, Supplier<Boolean> test) throws InterruptedException {

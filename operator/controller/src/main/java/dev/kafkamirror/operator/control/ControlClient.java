@@ -348,6 +348,24 @@ public final class ControlClient {
     }
   }
 
+  /**
+   * The contract's control call of {@code action}, or null for the actions that call nothing (NONE,
+   * WAIT). The one mapping from the core's actions to the wire.
+   */
+  public static ControlCall callOf(Action action) {
+    return switch (action) {
+      case NONE, WAIT -> null;
+      case START_MIRRORING -> ControlCall.START_MIRRORING;
+      case PAUSE -> ControlCall.PAUSE;
+      case RESUME -> ControlCall.RESUME;
+      case REMOVE_FETCHERS -> ControlCall.REMOVE_FETCHERS;
+      case TRUNCATE -> ControlCall.TRUNCATE;
+      case PERSIST_OFFSETS -> ControlCall.PERSIST_OFFSETS;
+      case WRITE_BARRIER -> ControlCall.BARRIER;
+      case MAKE_WRITABLE -> ControlCall.MAKE_WRITABLE;
+    };
+  }
+
   /** Describes partitions on one broker. */
   public List<ControlResult> describe(
       int brokerId, String address, Channel channel, List<PartitionKey> partitions) {
@@ -369,7 +387,7 @@ public final class ControlClient {
       String sourceClusterId,
       String mirrorName,
       ControlRequest.MirrorSource source) {
-    ControlCall call = action.call();
+    ControlCall call = callOf(action);
     if (call == null) {
       throw new IllegalArgumentException("action " + action + " makes no control call");
     }

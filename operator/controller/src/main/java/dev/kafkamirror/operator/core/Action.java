@@ -1,29 +1,28 @@
 package dev.kafkamirror.operator.core;
 
-import dev.kafkamirror.contract.ControlCall;
-
 /**
- * What the operator asks the destination's plugin to do next for one partition. Every action is one
- * idempotent control call; {@link #route} says which brokers receive it.
+ * What the operator asks the destination's plugin to do next for one partition. Every action but
+ * NONE and WAIT is one idempotent control call ({@code ControlClient.callOf} names it); {@link
+ * #route} says which brokers receive it.
  */
 public enum Action {
   /** Nothing to do: the partition is where the spec wants it. */
-  NONE(null, Route.NONE),
+  NONE(Route.NONE, false),
   /** Nothing can be done now (no leader, broker unreachable, waiting for catch-up): look again. */
-  WAIT(null, Route.NONE),
-  START_MIRRORING(ControlCall.START_MIRRORING, Route.ALL_REPLICAS),
-  PAUSE(ControlCall.PAUSE, Route.ALL_REPLICAS),
-  RESUME(ControlCall.RESUME, Route.ALL_REPLICAS),
+  WAIT(Route.NONE, false),
+  START_MIRRORING(Route.ALL_REPLICAS, false),
+  PAUSE(Route.ALL_REPLICAS, false),
+  RESUME(Route.ALL_REPLICAS, false),
   /** Stop step 1: no mirror append is in flight afterwards. */
-  REMOVE_FETCHERS(ControlCall.REMOVE_FETCHERS, Route.ALL_REPLICAS),
+  REMOVE_FETCHERS(Route.ALL_REPLICAS, true),
   /** Stop step 2: the leader truncates to its last stable offset and fences the replicas. */
-  TRUNCATE(ControlCall.TRUNCATE, Route.LEADER),
+  TRUNCATE(Route.LEADER, true),
   /** Stop step 3: the last mirrored offsets and epoch, durably on the destination. */
-  PERSIST_OFFSETS(ControlCall.PERSIST_OFFSETS, Route.LEADER),
+  PERSIST_OFFSETS(Route.LEADER, true),
   /** Stop step 4: the MIRROR_PID_RESET barrier naming the source, acks=all. */
-  WRITE_BARRIER(ControlCall.BARRIER, Route.LEADER),
+  WRITE_BARRIER(Route.LEADER, true),
   /** Stop step 5: STOPPED, writable (the leader first, then the other replicas). */
-  MAKE_WRITABLE(ControlCall.MAKE_WRITABLE, Route.LEADER_THEN_REPLICAS);
+  MAKE_WRITABLE(Route.LEADER_THEN_REPLICAS, true);
 
   /** Which brokers an action is sent to. */
   public enum Route {
@@ -33,31 +32,26 @@ public enum Action {
     LEADER_THEN_REPLICAS
   }
 
-  private final ControlCall call;
   private final Route route;
+  private final boolean stopStep;
 
-  Action(ControlCall call, Route route) {
-    this.call = call;
+  Action(Route route, boolean stopStep) {
     this.route = route;
+    this.stopStep = stopStep;
   }
 
-  /** The contract's control call, or null when the action calls nothing. */
-  public ControlCall call() {
-    return call;
-  }
-
-  /** The control endpoint path, or null when the action calls nothing. */
-  public String path() {
-    return call == null ? null : call.path();
+  /** Whether the action is a control call to the destination's brokers (not NONE or WAIT). */
+  public boolean callsBroker() {
+    return route != Route.NONE;
   }
 
   public Route route() {
     return route;
   }
 
-  /** Whether the action is one of the five stop steps. */
+  /** Whether the action is one of the five stop steps (each changes the partition for good). */
   public boolean isStopStep() {
-    return call != null && call.isStopStep();
+    return stopStep;
   }
 
   /** Whether the leader must answer the call itself (a follower's answer does not count). */

@@ -38,7 +38,7 @@ public record FailoverPlan(
 
   /** Whether any partition has a call to make. */
   public boolean hasWork() {
-    return decisions.stream().anyMatch(d -> d.action().path() != null);
+    return decisions.stream().anyMatch(d -> d.action().callsBroker());
   }
 
   /** Whether the destination already carries stop progress for some partition. */

@@ -1,7 +1,5 @@
 package dev.kafkamirror.operator.core;
 
-import dev.kafkamirror.contract.MirrorState;
-import dev.kafkamirror.contract.StopStep;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +27,7 @@ import java.util.Map;
 public final class FailoverPlanner {
 
   /** The describe state of a mirror whose source reported another cluster id. */
-  public static final String SOURCE_MISMATCH_STATE = MirrorState.SOURCE_MISMATCH.name();
+  public static final String SOURCE_MISMATCH_STATE = ReportedMirrorState.SOURCE_MISMATCH.name();
 
   private FailoverPlanner() {}
 
@@ -252,7 +250,7 @@ public final class FailoverPlanner {
     PartitionObservation.Described d = o.described();
     PartitionObservation.Stop stop = d.stop();
     if (stop != null) {
-      StopStep parsed = StopStep.parse(stop.step());
+      ReportedStopStep parsed = ReportedStopStep.parse(stop.step());
       if (parsed == null) {
         return new PartitionDecision(
             key,
@@ -411,16 +409,16 @@ public final class FailoverPlanner {
     PartitionObservation.Stop s = d.stop();
     if (s != null) {
       boolean done =
-          StopStep.parse(s.step()) == StopStep.STOPPED
+          ReportedStopStep.parse(s.step()) == ReportedStopStep.STOPPED
               && s.barrierOffset() != null
               && m != null
-              && MirrorState.parse(m.state()) == MirrorState.STOPPED;
+              && ReportedMirrorState.parse(m.state()) == ReportedMirrorState.STOPPED;
       return done ? PartitionPhase.STOPPED : PartitionPhase.STOPPING;
     }
     if (m == null || m.state() == null) {
       return PartitionPhase.NOT_MIRRORED;
     }
-    MirrorState state = MirrorState.parse(m.state());
+    ReportedMirrorState state = ReportedMirrorState.parse(m.state());
     if (state == null) {
       return PartitionPhase.UNKNOWN;
     }

@@ -1,12 +1,10 @@
 package dev.kafkamirror.operator.core;
 
-/** Condition types and reasons (CamelCase), in one place for status, Events and tests. */
+/**
+ * Condition reasons (CamelCase), in one place for status, Events and tests. The condition types are
+ * the API's: {@link dev.kafkamirror.operator.api.v1alpha1.Conditions}.
+ */
 public final class Reasons {
-
-  public static final String READY = "Ready";
-  public static final String MIRRORING = "Mirroring";
-  public static final String STOPPED = "Stopped";
-  public static final String DEGRADED = "Degraded";
 
   public static final String ALL_PARTITIONS_MIRRORING = "AllPartitionsMirroring";
   public static final String ALL_PARTITIONS_PAUSED = "AllPartitionsPaused";

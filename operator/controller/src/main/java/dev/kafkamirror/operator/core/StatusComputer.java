@@ -2,6 +2,7 @@ package dev.kafkamirror.operator.core;
 
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionCounts;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
 import java.time.Clock;
@@ -163,7 +164,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.STOPPED,
+              Conditions.STOPPED,
               true,
               Reasons.ALL_PARTITIONS_STOPPED,
               "all "
@@ -177,7 +178,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.STOPPED,
+              Conditions.STOPPED,
               true,
               Reasons.ALL_PARTITIONS_STOPPED,
               "all "
@@ -195,7 +196,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.STOPPED,
+              Conditions.STOPPED,
               false,
               reason,
               stopped + " of " + total + " partitions STOPPED"));
@@ -205,7 +206,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.STOPPED,
+              Conditions.STOPPED,
               false,
               Reasons.STOP_NOT_REQUESTED,
               "spec.state is " + targetName(in.target())));
@@ -234,7 +235,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.MIRRORING,
+              Conditions.MIRRORING,
               false,
               Reasons.STARTING_MIRRORS,
               mirroring
@@ -248,7 +249,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.MIRRORING,
+              Conditions.MIRRORING,
               true,
               Reasons.ALL_PARTITIONS_MIRRORING,
               "all "
@@ -271,7 +272,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.MIRRORING,
+              Conditions.MIRRORING,
               false,
               reason,
               mirroring + " of " + total + " partitions MIRRORING"));
@@ -290,7 +291,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.READY,
+              Conditions.READY,
               false,
               degradedReason,
               degradedMessage));
@@ -300,7 +301,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.READY,
+              Conditions.READY,
               true,
               Reasons.RECONCILED,
               "every partition is " + targetName(in.target())));
@@ -310,7 +311,7 @@ public final class StatusComputer {
               previous,
               in.generation(),
               now,
-              Reasons.READY,
+              Conditions.READY,
               false,
               Reasons.PROGRESSING,
               "moving " + total + " partitions to " + targetName(in.target())));
@@ -321,7 +322,7 @@ public final class StatusComputer {
                 previous,
                 in.generation(),
                 now,
-                Reasons.DEGRADED,
+                Conditions.DEGRADED,
                 true,
                 degradedReason,
                 degradedMessage)
@@ -329,7 +330,7 @@ public final class StatusComputer {
                 previous,
                 in.generation(),
                 now,
-                Reasons.DEGRADED,
+                Conditions.DEGRADED,
                 false,
                 Reasons.AS_EXPECTED,
                 "no partition failed"));
@@ -424,8 +425,8 @@ public final class StatusComputer {
     return previous.getConditions().stream()
         .anyMatch(
             c ->
-                Reasons.STOPPED.equals(c.getType())
-                    && "True".equals(c.getStatus())
+                Conditions.STOPPED.equals(c.getType())
+                    && Conditions.TRUE.equals(c.getStatus())
                     && c.getObservedGeneration() != null
                     && c.getObservedGeneration() == generation);
   }
@@ -440,7 +441,7 @@ public final class StatusComputer {
       String message) {
     Condition c = new Condition();
     c.setType(type);
-    c.setStatus(value ? "True" : "False");
+    c.setStatus(value ? Conditions.TRUE : Conditions.FALSE);
     c.setReason(reason);
     c.setMessage(message);
     c.setObservedGeneration(generation);

@@ -3,6 +3,7 @@ package dev.kafkamirror.operator.reconciler;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.StopMode;
@@ -13,7 +14,6 @@ import dev.kafkamirror.operator.core.FailoverPlanner;
 import dev.kafkamirror.operator.core.MirrorIntent;
 import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionPhase;
-import dev.kafkamirror.operator.core.Reasons;
 import dev.kafkamirror.operator.core.StatusComputer;
 import dev.kafkamirror.operator.core.StatusInputs;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
@@ -326,7 +326,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                 null,
                 settings.maxPartitionsListed()),
             plan.hasWork() || plan.decisions().stream().anyMatch(d -> d.action() == Action.WAIT));
-    if (deleting && isStopped(written.get(cr.getMetadata().getUid()))) {
+    if (deleting && Conditions.isStopped(written.get(cr.getMetadata().getUid()))) {
       LOG.info("clusterMirror={} every partition STOPPED; removing the finalizer", ref);
       PrimaryUpdateAndCacheUtils.removeFinalizer(ctx, FINALIZER);
       forget(cr, ref);
@@ -338,7 +338,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private static Map<Action, Long> actionsOf(FailoverPlan plan) {
     Map<Action, Long> out = new EnumMap<>(Action.class);
     for (PartitionDecision d : plan.decisions()) {
-      if (d.action().path() != null) {
+      if (d.action().callsBroker()) {
         out.merge(d.action(), 1L, Long::sum);
       }
     }
@@ -458,7 +458,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                   .orElse(null);
       boolean changed =
           before == null
-              ? "True".equals(c.getStatus())
+              ? Conditions.TRUE.equals(c.getStatus())
               : !Objects.equals(before.getStatus(), c.getStatus())
                   || !Objects.equals(before.getReason(), c.getReason());
       if (!changed) {
@@ -467,9 +467,9 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       String message =
           c.getType() + "=" + c.getStatus() + " (" + c.getReason() + "): " + c.getMessage();
       LOG.info("clusterMirror={} condition {}", ref, message);
-      if (Reasons.DEGRADED.equals(c.getType()) && "True".equals(c.getStatus())) {
+      if (Conditions.DEGRADED.equals(c.getType()) && Conditions.TRUE.equals(c.getStatus())) {
         events.warning(cr, c.getReason(), message);
-      } else if (!Reasons.READY.equals(c.getType()) || "True".equals(c.getStatus())) {
+      } else if (!Conditions.READY.equals(c.getType()) || Conditions.TRUE.equals(c.getStatus())) {
         events.normal(cr, c.getReason(), message);
       }
     }
@@ -516,12 +516,6 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     }
     return Duration.between(Instant.parse(previous.getCatchUpStartedAt()), clock.instant())
         .toMillis();
-  }
-
-  private static boolean isStopped(ClusterMirrorStatus status) {
-    return status != null
-        && status.getConditions().stream()
-            .anyMatch(c -> Reasons.STOPPED.equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static MirrorIntent.Target target(MirrorState state) {

@@ -178,7 +178,7 @@ public final class MirrorDriver {
       Map<Action, Long> callsByAction) {
     Map<Action, List<PartitionDecision>> byAction = new LinkedHashMap<>();
     for (PartitionDecision d : plan.decisions()) {
-      if (d.action().path() != null) {
+      if (d.action().callsBroker()) {
         byAction.computeIfAbsent(d.action(), a -> new ArrayList<>()).add(d);
       }
     }

@@ -17,6 +17,8 @@ import dev.kafkamirror.contract.StopStep;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
+import dev.kafkamirror.operator.core.ReportedMirrorState;
+import dev.kafkamirror.operator.core.ReportedStopStep;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
@@ -82,7 +84,7 @@ class ControlContractTest {
             Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "SCRAM-SHA-512"));
     Set<ControlCall> called = EnumSet.noneOf(ControlCall.class);
     for (Action action : Action.values()) {
-      if (action.call() == null) {
+      if (ControlClient.callOf(action) == null) {
         continue;
       }
       recorder.received.clear();
@@ -92,7 +94,7 @@ class ControlContractTest {
       // Then every partition succeeded, and the broker was asked exactly this
       assertThat(results).as(action.name()).allSatisfy(r -> assertThat(r.ok()).isTrue());
       assertThat(results).extracting(ControlResult::key).containsExactlyElementsOf(keys);
-      ControlCall call = action.call();
+      ControlCall call = ControlClient.callOf(action);
       String expectedSource = call.sourceClusterIdRequired() ? SOURCE_ID : null;
       List<PartitionRef> expectedPartitions = new ArrayList<>();
       for (PartitionKey k : keys) {
@@ -111,6 +113,29 @@ class ControlContractTest {
     }
     // And every call but describe is some action of the operator
     assertThat(called).isEqualTo(EnumSet.complementOf(EnumSet.of(ControlCall.DESCRIBE)));
+  }
+
+  @Test
+  void theCoreReadsTheContractsStopStepsAndMirrorStatesByTheSameNamesInTheSameOrder() {
+    // Given the contract's enums and the core's readings of them (the core imports no contract)
+    // Then the names agree one for one, so a describe value the broker sends is one the core knows
+    assertThat(Arrays.stream(ReportedStopStep.values()).map(Enum::name))
+        .containsExactlyElementsOf(Arrays.stream(StopStep.values()).map(Enum::name).toList());
+    assertThat(Arrays.stream(ReportedMirrorState.values()).map(Enum::name))
+        .containsExactlyElementsOf(Arrays.stream(MirrorState.values()).map(Enum::name).toList());
+  }
+
+  @Test
+  void anActionIsAStopStepExactlyWhenItsCallIsAndCallsABrokerExactlyWhenItHasACall() {
+    for (Action action : Action.values()) {
+      // Given an action and the contract call it maps to
+      ControlCall call = ControlClient.callOf(action);
+      // Then the core's view of the action agrees with the contract's view of the call
+      assertThat(action.callsBroker()).as(action.name()).isEqualTo(call != null);
+      assertThat(action.isStopStep())
+          .as(action.name())
+          .isEqualTo(call != null && call.isStopStep());
+    }
   }
 
   @Test

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -56,14 +57,15 @@ class StatusComputerTest {
     ClusterMirrorStatus second = compute(MirrorIntent.Target.STOPPED, all, first, T1, 3);
 
     // Then Stopped turns True only at the end, with counts, times and the printer column
-    assertThat(condition(first, "Stopped").getStatus()).isEqualTo("False");
-    assertThat(condition(first, "Stopped").getReason()).isEqualTo(Reasons.STOP_IN_PROGRESS);
+    assertThat(condition(first, Conditions.STOPPED).getStatus()).isEqualTo("False");
+    assertThat(condition(first, Conditions.STOPPED).getReason())
+        .isEqualTo(Reasons.STOP_IN_PROGRESS);
     assertThat(first.getStoppedOfTotal()).isEqualTo("1/2");
     assertThat(first.getStopStartedAt()).isEqualTo(T0.toString());
     assertThat(first.getStopFinishedAt()).isNull();
-    assertThat(condition(second, "Stopped").getStatus()).isEqualTo("True");
-    assertThat(condition(second, "Stopped").getObservedGeneration()).isEqualTo(3);
-    assertThat(condition(second, "Ready").getStatus()).isEqualTo("True");
+    assertThat(condition(second, Conditions.STOPPED).getStatus()).isEqualTo("True");
+    assertThat(condition(second, Conditions.STOPPED).getObservedGeneration()).isEqualTo(3);
+    assertThat(condition(second, Conditions.READY).getStatus()).isEqualTo("True");
     assertThat(second.getStoppedOfTotal()).isEqualTo("2/2");
     assertThat(second.getStopStartedAt()).isEqualTo(T0.toString());
     assertThat(second.getStopFinishedAt()).isEqualTo(T1.toString());
@@ -79,8 +81,9 @@ class StatusComputerTest {
     ClusterMirrorStatus again = compute(MirrorIntent.Target.MIRRORING, os, first, T1, 1);
 
     // Then Mirroring keeps its first transition time, and reports the lag
-    assertThat(condition(again, "Mirroring").getStatus()).isEqualTo("True");
-    assertThat(condition(again, "Mirroring").getLastTransitionTime()).isEqualTo(T0.toString());
+    assertThat(condition(again, Conditions.MIRRORING).getStatus()).isEqualTo("True");
+    assertThat(condition(again, Conditions.MIRRORING).getLastTransitionTime())
+        .isEqualTo(T0.toString());
     assertThat(again.getMaxLagRecords()).isEqualTo(4);
     assertThat(again.getPartitionCounts().getMirroring()).isEqualTo(1);
   }
@@ -98,7 +101,7 @@ class StatusComputerTest {
 
     // Then maxLagRecords is absent rather than 0, and the Mirroring condition says why
     assertThat(status.getMaxLagRecords()).isNull();
-    assertThat(condition(status, "Mirroring").getMessage())
+    assertThat(condition(status, Conditions.MIRRORING).getMessage())
         .contains("lag unknown on 1 (no fetch from the source yet)");
     assertThat(status.getPartitions())
         .filteredOn(p -> p.getPartition() == 1)
@@ -128,11 +131,12 @@ class StatusComputerTest {
     ClusterMirrorStatus s = compute(MirrorIntent.Target.STOPPED, os, null, T0, 2);
 
     // Then
-    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
-    assertThat(condition(s, "Degraded").getReason()).isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
-    assertThat(condition(s, "Degraded").getMessage()).contains(Observations.OTHER_SOURCE);
-    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
-    assertThat(condition(s, "Stopped").getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+    assertThat(condition(s, Conditions.DEGRADED).getReason())
+        .isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
+    assertThat(condition(s, Conditions.DEGRADED).getMessage()).contains(Observations.OTHER_SOURCE);
+    assertThat(condition(s, Conditions.READY).getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.STOPPED).getStatus()).isEqualTo("False");
     assertThat(s.getStopStartedAt()).isNull();
   }
 
@@ -177,8 +181,8 @@ class StatusComputerTest {
 
     // Then
     assertThat(s.getObservedGeneration()).isEqualTo(4);
-    assertThat(condition(s, "Degraded").getReason()).isEqualTo(Reasons.INVALID_SPEC);
-    assertThat(condition(s, "Degraded").getMessage()).contains("ns/x");
+    assertThat(condition(s, Conditions.DEGRADED).getReason()).isEqualTo(Reasons.INVALID_SPEC);
+    assertThat(condition(s, Conditions.DEGRADED).getMessage()).contains("ns/x");
     assertThat(s.getConditions()).extracting(Condition::getObservedGeneration).containsOnly(4L);
   }
 
@@ -196,7 +200,8 @@ class StatusComputerTest {
 
     // Then
     assertThat(s.getCatchUpStartedAt()).isEqualTo(T0.toString());
-    assertThat(condition(s, "Stopped").getReason()).isEqualTo(Reasons.WAITING_FOR_CATCH_UP);
+    assertThat(condition(s, Conditions.STOPPED).getReason())
+        .isEqualTo(Reasons.WAITING_FOR_CATCH_UP);
     assertThat(s.getStopStartedAt()).isNull();
   }
 
@@ -222,11 +227,12 @@ class StatusComputerTest {
     ClusterMirrorStatus s = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
 
     // Then Degraded with SourceClusterMismatch, never Mirroring=True, the partition FAILED
-    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
-    assertThat(condition(s, "Degraded").getReason()).isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
-    assertThat(condition(s, "Degraded").getMessage()).contains(Observations.OTHER_SOURCE);
-    assertThat(condition(s, "Mirroring").getStatus()).isEqualTo("False");
-    assertThat(condition(s, "Ready").getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+    assertThat(condition(s, Conditions.DEGRADED).getReason())
+        .isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
+    assertThat(condition(s, Conditions.DEGRADED).getMessage()).contains(Observations.OTHER_SOURCE);
+    assertThat(condition(s, Conditions.MIRRORING).getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.READY).getStatus()).isEqualTo("False");
     assertThat(s.getPartitionCounts().getMirroring()).isEqualTo(1);
     assertThat(s.getPartitionCounts().getFailed()).isEqualTo(1);
   }
@@ -251,12 +257,12 @@ class StatusComputerTest {
             Clock.fixed(T0, ZoneOffset.UTC));
 
     // Then Degraded says why and what to do; the stop has not started
-    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
-    assertThat(condition(s, "Degraded").getReason())
+    assertThat(condition(s, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+    assertThat(condition(s, Conditions.DEGRADED).getReason())
         .isEqualTo(Reasons.UNCLEAN_LEADER_ELECTION_ENABLED);
-    assertThat(condition(s, "Degraded").getMessage())
+    assertThat(condition(s, Conditions.DEGRADED).getMessage())
         .contains("orders", "unclean.leader.election.enable=false");
-    assertThat(condition(s, "Stopped").getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.STOPPED).getStatus()).isEqualTo("False");
     assertThat(s.getStopStartedAt()).isNull();
   }
 
@@ -268,7 +274,7 @@ class StatusComputerTest {
             described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
             described(1, mirror("STOPPED", 0), stop("STOPPED", 100L)));
     ClusterMirrorStatus stopped = compute(MirrorIntent.Target.STOPPED, all, null, T0, 3);
-    assertThat(condition(stopped, "Stopped").getStatus()).isEqualTo("True");
+    assertThat(condition(stopped, Conditions.STOPPED).getStatus()).isEqualTo("True");
     // When partition 1's leader cannot be reached in the next round
     List<PartitionObservation> gap =
         List.of(
@@ -277,10 +283,12 @@ class StatusComputerTest {
                 Observations.key(1), 2, List.of(1, 2, 3), "IO", "broker 2 is restarting"));
     ClusterMirrorStatus next = compute(MirrorIntent.Target.STOPPED, gap, stopped, T1, 3);
     // Then Stopped stays True (and keeps its transition time), and Degraded says what is unseen
-    assertThat(condition(next, "Stopped").getStatus()).isEqualTo("True");
-    assertThat(condition(next, "Stopped").getLastTransitionTime()).isEqualTo(T0.toString());
-    assertThat(condition(next, "Stopped").getMessage()).contains("1 cannot be observed now");
-    assertThat(condition(next, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(next, Conditions.STOPPED).getStatus()).isEqualTo("True");
+    assertThat(condition(next, Conditions.STOPPED).getLastTransitionTime())
+        .isEqualTo(T0.toString());
+    assertThat(condition(next, Conditions.STOPPED).getMessage())
+        .contains("1 cannot be observed now");
+    assertThat(condition(next, Conditions.DEGRADED).getStatus()).isEqualTo("True");
     assertThat(next.getStopFinishedAt()).isEqualTo(T0.toString());
   }
 
@@ -297,7 +305,8 @@ class StatusComputerTest {
             described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
             described(1, mirror("STOPPING", 0), stop("BARRIER_WRITTEN", 100L)));
     assertThat(
-            condition(compute(MirrorIntent.Target.STOPPED, back, stopped, T1, 3), "Stopped")
+            condition(
+                    compute(MirrorIntent.Target.STOPPED, back, stopped, T1, 3), Conditions.STOPPED)
                 .getStatus())
         .isEqualTo("False");
     // And an unobservable partition under a new generation does not inherit the old Stopped
@@ -307,7 +316,7 @@ class StatusComputerTest {
             PartitionObservation.failed(
                 Observations.key(1), 2, List.of(1, 2, 3), "IO", "broker 2 is restarting"));
     assertThat(
-            condition(compute(MirrorIntent.Target.STOPPED, gap, stopped, T1, 4), "Stopped")
+            condition(compute(MirrorIntent.Target.STOPPED, gap, stopped, T1, 4), Conditions.STOPPED)
                 .getStatus())
         .isEqualTo("False");
   }
@@ -331,9 +340,9 @@ class StatusComputerTest {
         compute(MirrorIntent.Target.MIRRORING, List.of(verified), before, T1, 1);
 
     // Then Mirroring (and Ready) wait for the verification
-    assertThat(condition(before, "Mirroring").getStatus()).isEqualTo("False");
-    assertThat(condition(before, "Mirroring").getMessage()).contains("not verified");
-    assertThat(condition(before, "Ready").getStatus()).isEqualTo("False");
-    assertThat(condition(after, "Mirroring").getStatus()).isEqualTo("True");
+    assertThat(condition(before, Conditions.MIRRORING).getStatus()).isEqualTo("False");
+    assertThat(condition(before, Conditions.MIRRORING).getMessage()).contains("not verified");
+    assertThat(condition(before, Conditions.READY).getStatus()).isEqualTo("False");
+    assertThat(condition(after, Conditions.MIRRORING).getStatus()).isEqualTo("True");
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.StopMode;
@@ -100,7 +101,7 @@ class ClusterMirrorLifecycleIT {
                 MirrorState.Mirroring,
                 List.of("shared")))
         .create();
-    awaitCondition(NS, "orders", "Mirroring", "True");
+    awaitCondition(NS, "orders", Conditions.MIRRORING, Conditions.TRUE);
 
     // When a ClusterMirror of the same name elsewhere claims it comes from another cluster and asks
     // to stop
@@ -119,7 +120,8 @@ class ClusterMirrorLifecycleIT {
 
     // Then it is Degraded with SourceClusterMismatch naming both ids, a Warning Event, and the
     // partition still mirrors
-    Condition degraded = awaitCondition("elsewhere", "orders", "Degraded", "True");
+    Condition degraded =
+        awaitCondition("elsewhere", "orders", Conditions.DEGRADED, Conditions.TRUE);
     assertThat(degraded.getReason()).isEqualTo("SourceClusterMismatch");
     assertThat(degraded.getMessage()).contains("shared-0", source.clusterId(), otherId);
     await()
@@ -155,15 +157,15 @@ class ClusterMirrorLifecycleIT {
             MirrorState.Mirroring,
             List.of("orders"));
     client.resource(cr).create();
-    awaitCondition(NS, "orders-mirror", "Mirroring", "True");
+    awaitCondition(NS, "orders-mirror", Conditions.MIRRORING, Conditions.TRUE);
     awaitLagZero("orders-mirror");
 
     // When paused, the status follows; resumed, more data arrives
     setState("orders-mirror", MirrorState.Paused);
-    awaitCondition(NS, "orders-mirror", "Ready", "True");
+    awaitCondition(NS, "orders-mirror", Conditions.READY, Conditions.TRUE);
     assertThat(status("orders-mirror").getPartitionCounts().getPaused()).isEqualTo(partitions);
     setState("orders-mirror", MirrorState.Mirroring);
-    awaitCondition(NS, "orders-mirror", "Mirroring", "True");
+    awaitCondition(NS, "orders-mirror", Conditions.MIRRORING, Conditions.TRUE);
     committed.addAll(SourceData.write(source, "orders", partitions, 4, 4, "after"));
     awaitLagZero("orders-mirror");
 
@@ -320,9 +322,9 @@ class ClusterMirrorLifecycleIT {
     setState("planned", MirrorState.Stopped);
 
     // Then it reports CatchUpTimedOut and leaves both partitions mirroring
-    Condition degraded = awaitCondition(NS, "planned", "Degraded", "True");
+    Condition degraded = awaitCondition(NS, "planned", Conditions.DEGRADED, Conditions.TRUE);
     assertThat(degraded.getReason()).isEqualTo("CatchUpTimedOut");
-    assertThat(awaitCondition(NS, "planned", "Stopped", "False").getReason())
+    assertThat(awaitCondition(NS, "planned", Conditions.STOPPED, Conditions.FALSE).getReason())
         .isEqualTo("CatchUpTimedOut");
     for (int p = 0; p < 2; p++) {
       JsonNode d = describe("planned", p);
@@ -340,7 +342,7 @@ class ClusterMirrorLifecycleIT {
               c.getSpec().getStop().setMode(StopMode.Immediate);
               return c;
             });
-    awaitCondition(NS, "planned", "Stopped", "True");
+    awaitCondition(NS, "planned", Conditions.STOPPED, Conditions.TRUE);
     assertThat(status("planned").getStoppedOfTotal()).isEqualTo("2/2");
   }
 
@@ -430,7 +432,7 @@ class ClusterMirrorLifecycleIT {
               assertThat(s).isNotNull();
               assertThat(s.getPartitionCounts().getMirroring()).isEqualTo(partitions);
             });
-    Condition mirroring = awaitCondition(NS, name, "Mirroring", "False");
+    Condition mirroring = awaitCondition(NS, name, Conditions.MIRRORING, Conditions.FALSE);
     assertThat(mirroring.getReason()).isEqualTo("StartingMirrors");
     assertThat(mirroring.getMessage()).contains("not verified");
   }

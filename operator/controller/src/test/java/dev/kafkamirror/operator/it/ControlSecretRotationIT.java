@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -81,7 +82,7 @@ class ControlSecretRotationIT {
                 MirrorState.Mirroring,
                 List.of(topic)))
         .create();
-    awaitCondition("Mirroring", "True");
+    awaitCondition(Conditions.MIRRORING, Conditions.TRUE);
 
     // When the secret is rotated on the broker and in the Secret, and the grace has passed
     Files.writeString(secretFile, NEW_SECRET);
@@ -108,8 +109,8 @@ class ControlSecretRotationIT {
 
     // Then the operator keeps reaching the broker: still Mirroring, not Degraded, several rounds on
     Thread.sleep(3_000);
-    awaitCondition("Mirroring", "True");
-    awaitCondition("Degraded", "False");
+    awaitCondition(Conditions.MIRRORING, Conditions.TRUE);
+    awaitCondition(Conditions.DEGRADED, Conditions.FALSE);
 
     // And a stop completes with the new secret only, behind the barrier, every record present
     client
@@ -121,7 +122,7 @@ class ControlSecretRotationIT {
               cr.getSpec().setState(MirrorState.Stopped);
               return cr;
             });
-    awaitCondition("Stopped", "True");
+    awaitCondition(Conditions.STOPPED, Conditions.TRUE);
     assertThat(newSecret.describe(topic, 0).result(topic, 0).path("mirror").path("state").asText())
         .isEqualTo("STOPPED");
     assertThat(

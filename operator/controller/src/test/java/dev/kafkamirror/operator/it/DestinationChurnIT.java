@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
@@ -173,8 +174,8 @@ class DestinationChurnIT {
                     .as("status %s", status(name).getPartitions())
                     .anySatisfy(
                         c -> {
-                          assertThat(c.getType()).isEqualTo("Stopped");
-                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getType()).isEqualTo(Conditions.STOPPED);
+                          assertThat(c.getStatus()).isEqualTo(Conditions.TRUE);
                         }));
   }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
@@ -154,9 +155,7 @@ class FailoverLatencyBenchmark {
   }
 
   private static boolean stopped(ClusterMirrorStatus s) {
-    return s != null
-        && s.getConditions().stream()
-            .anyMatch(c -> c.getType().equals("Stopped") && c.getStatus().equals("True"));
+    return Conditions.isStopped(s);
   }
 
   private static ClusterMirrorStatus status(KubernetesClient client, String name) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -69,7 +70,7 @@ class LeaderElectionIT {
                   client.resources(ClusterMirror.class).inNamespace(NS).withName("ha").get();
               assertThat(registered.getStatus()).isNotNull();
               assertThat(registered.getStatus().getPartitionCounts().getMirroring()).isEqualTo(2);
-              assertThat(condition("Mirroring")).isEqualTo("False");
+              assertThat(condition(Conditions.MIRRORING)).isEqualTo(Conditions.FALSE);
             });
     String holder = holder();
     assertThat(holder).isIn("operator-a", "operator-b");
@@ -93,7 +94,10 @@ class LeaderElectionIT {
     await()
         .atMost(Duration.ofSeconds(120))
         .untilAsserted(
-            () -> assertThat(condition("Stopped")).as(standby.tail(30)).isEqualTo("True"));
+            () ->
+                assertThat(condition(Conditions.STOPPED))
+                    .as(standby.tail(30))
+                    .isEqualTo(Conditions.TRUE));
     assertThat(holder()).isNotEqualTo(holder);
     for (int p = 0; p < 2; p++) {
       JsonNode d = MirrorFixtures.control(destination, 1).describe("ha", p).result("ha", p);

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
@@ -78,7 +79,7 @@ class OperatorCrashIT {
                 MirrorState.Mirroring,
                 List.of(TOPIC)))
         .create();
-    awaitCondition("Mirroring", "True", Duration.ofSeconds(120));
+    awaitCondition(Conditions.MIRRORING, Conditions.TRUE, Duration.ofSeconds(120));
     KafkaProducer<String, String> open =
         SourceData.openTransaction(source, TOPIC, PARTITIONS, "crash");
     await()
@@ -176,9 +177,7 @@ class OperatorCrashIT {
 
   private boolean isStopped() {
     ClusterMirrorStatus s = status();
-    return s != null
-        && s.getConditions().stream()
-            .anyMatch(c -> c.getType().equals("Stopped") && c.getStatus().equals("True"));
+    return Conditions.isStopped(s);
   }
 
   private ClusterMirrorStatus status() {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
@@ -108,11 +109,11 @@ class OperatorSafetyIT {
         .pollInterval(Duration.ofMillis(100))
         .untilAsserted(
             () -> {
-              condition("identity", "wrong", "Mirroring")
+              condition("identity", "wrong", Conditions.MIRRORING)
                   .ifPresent(c -> mirroringSeen.add(c.getStatus()));
-              Condition degraded = condition("identity", "wrong", "Degraded").orElse(null);
+              Condition degraded = condition("identity", "wrong", Conditions.DEGRADED).orElse(null);
               assertThat(degraded).isNotNull();
-              assertThat(degraded.getStatus()).as(degraded.getMessage()).isEqualTo("True");
+              assertThat(degraded.getStatus()).as(degraded.getMessage()).isEqualTo(Conditions.TRUE);
               assertThat(degraded.getReason()).isEqualTo("SourceClusterMismatch");
               assertThat(degraded.getMessage()).contains(OTHER_CLUSTER_ID, source.clusterId());
             });
@@ -128,10 +129,11 @@ class OperatorSafetyIT {
                         }));
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (System.nanoTime() < until) {
-      condition("identity", "wrong", "Mirroring").ifPresent(c -> mirroringSeen.add(c.getStatus()));
+      condition("identity", "wrong", Conditions.MIRRORING)
+          .ifPresent(c -> mirroringSeen.add(c.getStatus()));
       Thread.sleep(200);
     }
-    assertThat(mirroringSeen).containsOnly("False");
+    assertThat(mirroringSeen).containsOnly(Conditions.FALSE);
     ClusterMirror cr = get("identity", "wrong");
     assertThat(cr.getStatus().getPartitionCounts().getMirroring()).isZero();
     assertThat(cr.getStatus().getPartitionCounts().getFailed()).isEqualTo(1);
@@ -167,12 +169,15 @@ class OperatorSafetyIT {
                 MirrorState.Mirroring,
                 List.of(topic)))
         .create();
-    awaitCondition("readdress", "misaddressed", "Degraded", "True");
+    awaitCondition("readdress", "misaddressed", Conditions.DEGRADED, Conditions.TRUE);
     await()
         .atMost(WAIT)
         .untilAsserted(
             () ->
-                assertThat(condition("readdress", "misaddressed", "Degraded").get().getReason())
+                assertThat(
+                        condition("readdress", "misaddressed", Conditions.DEGRADED)
+                            .get()
+                            .getReason())
                     .isEqualTo("SourceClusterMismatch"));
     assertThat(logEnd(destination, topic)).isZero();
 
@@ -189,8 +194,8 @@ class OperatorSafetyIT {
 
     // Then the mirror verifies the new source, copies its log and nothing of the other cluster,
     // and reports Mirroring without Degraded
-    awaitCondition("readdress", "misaddressed", "Mirroring", "True");
-    awaitCondition("readdress", "misaddressed", "Degraded", "False");
+    awaitCondition("readdress", "misaddressed", Conditions.MIRRORING, Conditions.TRUE);
+    awaitCondition("readdress", "misaddressed", Conditions.DEGRADED, Conditions.FALSE);
     long sourceEnd = logEnd(source, topic);
     await()
         .atMost(WAIT)
@@ -249,7 +254,7 @@ class OperatorSafetyIT {
       client.resource(cr).create();
 
       // Then it is Degraded InvalidSpec naming the Secret and the annotation, with a Warning Event
-      Condition degraded = awaitCondition("exfil", "thief", "Degraded", "True");
+      Condition degraded = awaitCondition("exfil", "thief", Conditions.DEGRADED, Conditions.TRUE);
       assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
       assertThat(degraded.getMessage()).contains("victim", "kafkamirror.dev/cluster-mirrors");
       await()
@@ -297,7 +302,8 @@ class OperatorSafetyIT {
 
       // Then the partition is unreachable with a reason naming brokerEndpoints, a Warning Event is
       // recorded, and nothing ever connected to the listener
-      Condition degraded = awaitCondition("exfil", "redirect", "Degraded", "True");
+      Condition degraded =
+          awaitCondition("exfil", "redirect", Conditions.DEGRADED, Conditions.TRUE);
       assertThat(degraded.getMessage()).contains("brokerEndpoints");
       await()
           .atMost(WAIT)
@@ -375,13 +381,13 @@ class OperatorSafetyIT {
                 MirrorState.Mirroring,
                 List.of(topic)))
         .create();
-    awaitCondition("unclean", "risky", "Mirroring", "True");
+    awaitCondition("unclean", "risky", Conditions.MIRRORING, Conditions.TRUE);
 
     // When the spec asks to stop
     setState("unclean", "risky", MirrorState.Stopped);
 
     // Then the stop waits, Degraded with its own reason and a Warning Event, nothing touched
-    Condition degraded = awaitCondition("unclean", "risky", "Degraded", "True");
+    Condition degraded = awaitCondition("unclean", "risky", Conditions.DEGRADED, Conditions.TRUE);
     assertThat(degraded.getReason()).isEqualTo("UncleanLeaderElectionEnabled");
     assertThat(degraded.getMessage())
         .contains(topic, "unclean.leader.election.enable", "allowUncleanLeaderElection");
@@ -416,7 +422,7 @@ class OperatorSafetyIT {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    awaitCondition("unclean", "risky", "Stopped", "True");
+    awaitCondition("unclean", "risky", Conditions.STOPPED, Conditions.TRUE);
     assertThat(describe(topic).get("barrierResets")).hasSize(1);
     write(destination, topic, "b");
   }
@@ -446,7 +452,7 @@ class OperatorSafetyIT {
           .getControl()
           .setBrokerEndpoints(List.of(new BrokerControlEndpoint(1, proxy.address())));
       client.resource(cr).create();
-      awaitCondition("cut", "cut", "Mirroring", "True");
+      awaitCondition("cut", "cut", Conditions.MIRRORING, Conditions.TRUE);
       await()
           .atMost(WAIT)
           .untilAsserted(() -> assertThat(logEnd(destination, topic)).isEqualTo(10));
@@ -478,18 +484,18 @@ class OperatorSafetyIT {
                 }
                 assertThat(stoppedCondition("cut", "cut"))
                     .as("Stopped while the operator cannot reach the broker (cut at %s)", cutAt)
-                    .isNotEqualTo("True");
-                Condition degraded = condition("cut", "cut", "Degraded").orElseThrow();
+                    .isNotEqualTo(Conditions.TRUE);
+                Condition degraded = condition("cut", "cut", Conditions.DEGRADED).orElseThrow();
                 assertThat(degraded.getStatus())
                     .as("%s %s", degraded.getReason(), degraded.getMessage())
-                    .isEqualTo("True");
+                    .isEqualTo(Conditions.TRUE);
                 assertThat(degraded.getMessage()).contains("broker 1", proxy.address());
               });
-      assertThat(stoppedCondition("cut", "cut")).isNotEqualTo("True");
+      assertThat(stoppedCondition("cut", "cut")).isNotEqualTo(Conditions.TRUE);
 
       // When the link heals, the stop completes with one barrier and the partition is writable
       proxy.heal();
-      awaitCondition("cut", "cut", "Stopped", "True");
+      awaitCondition("cut", "cut", Conditions.STOPPED, Conditions.TRUE);
       JsonNode done = describe(topic);
       assertThat(done.get("barrierResets")).as(done.toString()).hasSize(1);
       assertThat(done.path("stop").path("barrierOffset").asLong()).isEqualTo(10);
@@ -499,7 +505,7 @@ class OperatorSafetyIT {
   }
 
   private static String stoppedCondition(String ns, String name) {
-    return condition(ns, name, "Stopped").map(Condition::getStatus).orElse(null);
+    return condition(ns, name, Conditions.STOPPED).map(Condition::getStatus).orElse(null);
   }
 
   private static java.util.Optional<Condition> condition(String ns, String name, String type) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
@@ -93,7 +94,7 @@ class ZombieOperatorIT {
             () -> {
               ClusterMirrorStatus s = status();
               assertThat(s).isNotNull();
-              assertThat(condition(s, "Mirroring")).isEqualTo("True");
+              assertThat(condition(s, Conditions.MIRRORING)).isEqualTo(Conditions.TRUE);
               assertThat(s.getMaxLagRecords()).isZero();
             });
     String holder = holder();
@@ -301,7 +302,7 @@ class ZombieOperatorIT {
 
   private boolean isStopped() {
     ClusterMirrorStatus s = status();
-    return s != null && "True".equals(condition(s, "Stopped"));
+    return Conditions.isStopped(s);
   }
 
   private ClusterMirrorStatus status() {
