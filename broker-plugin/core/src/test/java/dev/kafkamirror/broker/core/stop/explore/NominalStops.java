@@ -1,0 +1,63 @@
+package dev.kafkamirror.broker.core.stop.explore;
+
+import java.util.List;
+
+/**
+ * Fault-free stops of the model, as the operator drives them: each step on the leader, the
+ * followers fetching when the step waits for them. The explorer branches off every state of these
+ * runs.
+ */
+final class NominalStops {
+
+  private NominalStops() {}
+
+  /** The open transaction is of an older epoch: the leader truncates in place. */
+  static final List<String> IN_PLACE =
+      List.of(
+          "broker 2 fetches",
+          "operator calls remove-fetchers on broker 0",
+          "operator calls remove-fetchers on broker 1",
+          "operator calls remove-fetchers on broker 2",
+          "operator calls truncate on broker 0",
+          "operator's truncate call on broker 0 goes on",
+          "operator's truncate call on broker 0 goes on",
+          "operator calls persist-offsets on broker 0",
+          "operator calls barrier on broker 0",
+          "broker 1 fetches",
+          "broker 2 fetches",
+          "operator's barrier call on broker 0 goes on",
+          "operator calls make-writable on broker 0",
+          "operator's make-writable call on broker 0 goes on",
+          "broker 1 reads the state topic",
+          "broker 2 reads the state topic");
+
+  /**
+   * The fetcher mirrored a COMMIT and a new transaction in the current epoch: the truncation needs
+   * the fence; leadership moves to broker 1, which truncates and writes the barrier.
+   */
+  static final List<String> FENCED =
+      List.of(
+          "broker 2 fetches",
+          "the mirror fetcher appends the source's offset 2",
+          "the mirror fetcher appends the source's offset 3",
+          "broker 1 fetches",
+          "broker 2 fetches",
+          "operator calls remove-fetchers on broker 0",
+          "operator calls remove-fetchers on broker 1",
+          "operator calls remove-fetchers on broker 2",
+          "operator calls truncate on broker 0",
+          "operator's truncate call on broker 0 goes on",
+          "broker 0 fetches",
+          "broker 2 fetches",
+          "operator calls truncate on broker 1",
+          "operator's truncate call on broker 1 goes on",
+          "operator calls persist-offsets on broker 1",
+          "operator calls barrier on broker 1",
+          "broker 0 fetches",
+          "broker 2 fetches",
+          "operator's barrier call on broker 1 goes on",
+          "operator calls make-writable on broker 1",
+          "operator's make-writable call on broker 1 goes on",
+          "broker 0 reads the state topic",
+          "broker 2 reads the state topic");
+}
