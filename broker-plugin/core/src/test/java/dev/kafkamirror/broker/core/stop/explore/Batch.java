@@ -15,11 +15,13 @@ record Batch(Kind kind, int epoch) {
     /** A mirrored COMMIT marker ending the open transaction. */
     COMMIT,
     /** The MIRROR_PID_RESET barrier. */
-    BARRIER
+    BARRIER,
+    /** A destination client's write, once the partition is writable. */
+    CLIENT
   }
 
   @Override
   public String toString() {
-    return kind.name().charAt(0) + "" + epoch;
+    return (kind == Kind.CLIENT ? "W" : kind.name().substring(0, 1)) + epoch;
   }
 }

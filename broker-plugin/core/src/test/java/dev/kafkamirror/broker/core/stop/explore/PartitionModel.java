@@ -70,6 +70,7 @@ final class PartitionModel {
   private static final List<Integer> ASSIGNMENT = List.of(0, 1, 2);
   private static final Set<Integer> HOLDERS = Set.of(0, 1, 2);
   private static final long PRODUCER_ID = 7L;
+  private static final long CLIENT_PRODUCER_ID = 9L;
 
   /** One replica; see the class comment. {@code table} is null until a stop state is read. */
   record Replica(
@@ -88,8 +89,8 @@ final class PartitionModel {
    */
   record Call(StopCall step, int broker) {}
 
-  /** How many faults of each kind are left. */
-  record Budget(int crashes, int moves, int drops, int timeouts) {}
+  /** How many faults of each kind, and client writes, are left. */
+  record Budget(int crashes, int moves, int drops, int timeouts, int writes) {}
 
   /**
    * One state of the whole system. {@code stable} is a ghost: the longest log prefix that was ever
@@ -256,6 +257,19 @@ final class PartitionModel {
                 null));
       }
     }
+    if (w.leader() >= 0 && w.budget().writes() > 0) {
+      Replica l = w.replicas().get(w.leader());
+      if (l.alive() && l.local() == LocalState.STOPPED) {
+        Mut m = new Mut(w);
+        m.writes--;
+        m.appendLeader(new Batch(Kind.CLIENT, w.epoch()));
+        out.add(
+            new Transition(
+                "a client writes to broker " + w.leader() + " at offset " + l.log().size(),
+                m.freeze(),
+                null));
+      }
+    }
     for (int i = 0; i < w.late().size(); i++) {
       Mut m = new Mut(w);
       StopState s = m.late.remove(i);
@@ -314,6 +328,12 @@ final class PartitionModel {
       }
       if (barriers > 1) {
         return Optional.of("at most one barrier: broker " + b + " holds " + barriers);
+      }
+      List<Batch> log = w.replicas().get(b).log();
+      for (int o = 1; o < log.size(); o++) {
+        if (log.get(o).kind() == Kind.BARRIER && log.get(o - 1).kind() == Kind.CLIENT) {
+          return Optional.of("no barrier after a client write: broker " + b + " holds " + log);
+        }
       }
     }
     for (int b = 0; b < REPLICAS; b++) {
@@ -487,6 +507,7 @@ final class PartitionModel {
     int moves;
     int drops;
     int timeouts;
+    int writes;
     boolean timeoutWrite;
     boolean wroteLate;
     String violation;
@@ -515,6 +536,7 @@ final class PartitionModel {
       moves = w.budget().moves();
       drops = w.budget().drops();
       timeouts = w.budget().timeouts();
+      writes = w.budget().writes();
     }
 
     String notes() {
@@ -534,6 +556,13 @@ final class PartitionModel {
         for (int i = 0; i < s; i++) {
           if (logs.get(leader).get(i).kind() == Kind.BARRIER) {
             s = i;
+            break;
+          }
+        }
+        // A committed client write, and everything before it, is never lost either.
+        for (int i = committed - 1; i >= s; i--) {
+          if (logs.get(leader).get(i).kind() == Kind.CLIENT) {
+            s = i + 1;
             break;
           }
         }
@@ -566,7 +595,7 @@ final class PartitionModel {
           List.copyOf(late),
           List.copyOf(calls),
           stable,
-          new Budget(crashes, moves, drops, timeouts));
+          new Budget(crashes, moves, drops, timeouts, writes));
     }
 
     int leo(int b) {
@@ -919,18 +948,32 @@ final class PartitionModel {
     }
   }
 
-  /** The producer-state entries of a replica's log: the barrier clears them, data adds one. */
+  /**
+   * The producer-state entries of a replica's log: the barrier clears them, a mirrored batch or a
+   * client write adds its producer's.
+   */
   static List<ProducerEntry> producers(List<Batch> log) {
     long lastData = -2L;
+    long lastClient = -2L;
     for (int i = 0; i < log.size(); i++) {
       Kind k = log.get(i).kind();
       if (k == Kind.DATA || k == Kind.TXN) {
         lastData = i;
+      } else if (k == Kind.CLIENT) {
+        lastClient = i;
       } else if (k == Kind.BARRIER) {
         lastData = -2L;
+        lastClient = -2L;
       }
     }
-    return lastData == -2L ? List.of() : List.of(new ProducerEntry(PRODUCER_ID, lastData));
+    List<ProducerEntry> entries = new ArrayList<>();
+    if (lastData != -2L) {
+      entries.add(new ProducerEntry(PRODUCER_ID, lastData));
+    }
+    if (lastClient != -2L) {
+      entries.add(new ProducerEntry(CLIENT_PRODUCER_ID, lastClient));
+    }
+    return entries;
   }
 
   /**

@@ -19,8 +19,8 @@ class StopProtocolExplorationTest {
   /** Actions explored beyond every state of the fault-free stops; see docs/broker-plugin.md. */
   static final int DEPTH = Integer.getInteger("explore.depth", 3);
 
-  /** One crash, one leadership move, one ISR drop, one timed-out state write. */
-  static final Budget FAULTS = new Budget(1, 1, 1, 1);
+  /** One crash, one leadership move, one ISR drop, one timed-out state write, one client write. */
+  static final Budget FAULTS = new Budget(1, 1, 1, 1, 1);
 
   static final Predicate<World> WRITABLE =
       w -> w.leader() >= 0 && w.replicas().get(w.leader()).local() == LocalState.STOPPED;
@@ -34,6 +34,61 @@ class StopProtocolExplorationTest {
         "stop protocol exploration: " + result.figures() + ", writable states " + result.reached());
     System.out.println(result.printedTrace());
     return result;
+  }
+
+  /** The first broken invariant along a run, or null. */
+  static String firstViolation(List<StateExplorer.Step> run) {
+    for (StateExplorer.Step step : run) {
+      if (step.violation() != null) {
+        return step.violation();
+      }
+      String broken = PartitionModel.invariantViolation(step.state()).orElse(null);
+      if (broken != null) {
+        return broken;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The explorer's depth-4 counterexample on the first rules: a second truncate call after the
+   * barrier was appended (and replicated) but before BARRIER_WRITTEN was recorded found the log
+   * longer than the recorded truncation offset, fenced, and the new leader truncated the barrier
+   * away on itself; the leadership moved back and BARRIER_WRITTEN was recorded while that in-sync
+   * replica held no barrier.
+   */
+  @Test
+  void aTruncateRepeatedAfterTheBarrierAppendLeavesTheBarrierInPlace() {
+    // Given a stop whose barrier is appended and on every replica, not yet recorded
+    PartitionModel model = new PartitionModel(RuleSet.REAL, FAULTS, true);
+    List<StateExplorer.Step> run =
+        StateExplorer.run(
+            model,
+            List.of(
+                "broker 2 fetches",
+                "operator calls remove-fetchers on broker 0",
+                "operator calls remove-fetchers on broker 1",
+                "operator calls remove-fetchers on broker 2",
+                "operator calls truncate on broker 0",
+                "operator's truncate call on broker 0 goes on",
+                "operator's truncate call on broker 0 goes on",
+                "operator calls persist-offsets on broker 0",
+                "operator calls barrier on broker 0",
+                "broker 1 fetches",
+                "broker 2 fetches"));
+    assertThat(run).hasSize(12);
+    World appended = run.get(11).state();
+    assertThat(appended.replicas())
+        .allSatisfy(r -> assertThat(r.log()).hasSize(2).last().hasToString("B1"));
+    // When a second operator calls truncate on the leader
+    List<String> truncate =
+        model.successors(appended).stream()
+            .map(PartitionModel.Transition::label)
+            .filter(l -> l.startsWith("operator calls truncate on broker 0"))
+            .toList();
+    // Then it neither moves leadership nor truncates: the log already ends with the barrier at the
+    // recorded truncation offset
+    assertThat(truncate).noneMatch(l -> l.contains("LEADER_MOVED") || l.contains("truncates"));
   }
 
   @Test
