@@ -3,7 +3,7 @@ package dev.kafkamirror.operator.app;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.control.ControlClient;
 import dev.kafkamirror.operator.reconciler.ClusterMirrorReconciler;
-import dev.kafkamirror.operator.reconciler.EventRecorder;
+import dev.kafkamirror.operator.reconciler.KubernetesEventRecorder;
 import dev.kafkamirror.operator.reconciler.MirrorDriver;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -77,7 +77,7 @@ public final class OperatorMain implements AutoCloseable {
             new MirrorDriver(
                 new ControlClient(config.controlConnectTimeoutMs(), config.controlStepTimeoutMs()),
                 executor),
-            new EventRecorder(client, clock, config.identity()),
+            new KubernetesEventRecorder(client, clock, config.identity()),
             metrics,
             clock,
             config.reconciler());

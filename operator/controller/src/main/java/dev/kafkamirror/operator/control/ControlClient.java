@@ -46,7 +46,7 @@ import javax.net.ssl.TrustManagerFactory;
  *
  * <p>Thread-safe: one instance serves every reconcile.
  */
-public final class ControlClient {
+public final class ControlClient implements BrokerControl {
 
   /** The plugin's limit per call. */
   public static final int MAX_PARTITIONS_PER_CALL = ControlLimits.MAX_PARTITIONS;
@@ -367,6 +367,7 @@ public final class ControlClient {
   }
 
   /** Describes partitions on one broker. */
+  @Override
   public List<ControlResult> describe(
       int brokerId, String address, Channel channel, List<PartitionKey> partitions) {
     return post(brokerId, address, channel, ControlCall.DESCRIBE, partitions, null, null, null);
@@ -378,6 +379,7 @@ public final class ControlClient {
    * @param sourceClusterId sent with every partition of the calls that require it
    * @param mirrorName and {@code source}: for START_MIRRORING only
    */
+  @Override
   public List<ControlResult> act(
       Action action,
       int brokerId,

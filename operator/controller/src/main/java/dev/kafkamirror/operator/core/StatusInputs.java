@@ -4,7 +4,8 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import java.util.List;
 
 /**
- * Everything a status is computed from.
+ * Everything a status is computed from. Build it with {@link #builder}: the fields every status
+ * needs are the builder's arguments, the rest are named.
  *
  * @param generation metadata.generation of the resource observed
  * @param target the desired state
@@ -23,4 +24,73 @@ public record StatusInputs(
     ClusterMirrorStatus previous,
     String specError,
     String destinationError,
-    int maxPartitionsListed) {}
+    int maxPartitionsListed) {
+
+  /** A builder with what every status needs; nothing planned or observed yet. */
+  public static Builder builder(
+      long generation,
+      MirrorIntent.Target target,
+      ClusterMirrorStatus previous,
+      int maxPartitionsListed) {
+    return new Builder(generation, target, previous, maxPartitionsListed);
+  }
+
+  /** Named construction of {@link StatusInputs}. Not thread-safe; use once. */
+  public static final class Builder {
+    private final long generation;
+    private final MirrorIntent.Target target;
+    private final ClusterMirrorStatus previous;
+    private final int maxPartitionsListed;
+    private FailoverPlan plan;
+    private List<PartitionObservation> observations = List.of();
+    private String specError;
+    private String destinationError;
+
+    private Builder(
+        long generation,
+        MirrorIntent.Target target,
+        ClusterMirrorStatus previous,
+        int maxPartitionsListed) {
+      this.generation = generation;
+      this.target = target;
+      this.previous = previous;
+      this.maxPartitionsListed = maxPartitionsListed;
+    }
+
+    /** The last plan of the reconcile; null when none was made. */
+    public Builder plan(FailoverPlan plan) {
+      this.plan = plan;
+      return this;
+    }
+
+    /** The final observation; null is none. */
+    public Builder observations(List<PartitionObservation> observations) {
+      this.observations = observations == null ? List.of() : observations;
+      return this;
+    }
+
+    /** Why the spec cannot be acted on. */
+    public Builder specError(String specError) {
+      this.specError = specError;
+      return this;
+    }
+
+    /** Why the destination could not be observed. */
+    public Builder destinationError(String destinationError) {
+      this.destinationError = destinationError;
+      return this;
+    }
+
+    public StatusInputs build() {
+      return new StatusInputs(
+          generation,
+          target,
+          plan,
+          observations,
+          previous,
+          specError,
+          destinationError,
+          maxPartitionsListed);
+    }
+  }
+}

@@ -2,7 +2,7 @@ package dev.kafkamirror.operator.reconciler;
 
 import dev.kafkamirror.contract.ControlRequest;
 import dev.kafkamirror.contract.Fields;
-import dev.kafkamirror.operator.control.ControlClient;
+import dev.kafkamirror.operator.control.BrokerControl;
 import dev.kafkamirror.operator.control.ControlResult;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.FailoverPlan;
@@ -33,10 +33,15 @@ public final class MirrorDriver {
 
   private static final Logger LOG = LoggerFactory.getLogger(MirrorDriver.class);
 
-  private final ControlClient control;
+  private final BrokerControl control;
   private final ExecutorService executor;
 
-  public MirrorDriver(ControlClient control, ExecutorService executor) {
+  /**
+   * @param control the brokers' control endpoints
+   * @param executor runs the calls to different brokers in parallel, and the follower half of
+   *     make-writable after a round (not waited for)
+   */
+  public MirrorDriver(BrokerControl control, ExecutorService executor) {
     this.control = control;
     this.executor = executor;
   }

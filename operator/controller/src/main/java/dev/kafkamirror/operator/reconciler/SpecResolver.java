@@ -24,10 +24,22 @@ public final class SpecResolver {
 
   private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
 
-  private final KubernetesClient client;
+  /** Where Secrets are read: the API server, or a map in a unit test. */
+  @FunctionalInterface
+  public interface SecretSource {
+    /** The Secret {@code namespace/name}, or null when it does not exist. */
+    Secret get(String namespace, String name);
+  }
 
+  private final SecretSource secrets;
+
+  /** Reads Secrets from the API server. */
   public SpecResolver(KubernetesClient client) {
-    this.client = client;
+    this((ns, name) -> client.secrets().inNamespace(ns).withName(name).get());
+  }
+
+  public SpecResolver(SecretSource secrets) {
+    this.secrets = secrets;
   }
 
   /**
@@ -259,7 +271,7 @@ public final class SpecResolver {
     if (ref == null) {
       throw new InvalidSpecException(field + " is required");
     }
-    Secret secret = client.secrets().inNamespace(ns).withName(ref.getName()).get();
+    Secret secret = secrets.get(ns, ref.getName());
     if (secret == null) {
       throw new InvalidSpecException(
           field + ": Secret " + ns + "/" + ref.getName() + " does not exist");

@@ -1,0 +1,235 @@
+package dev.kafkamirror.operator.kafka;
+
+import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.TopicSelector;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * {@link ClusterAdmin} over Kafka's Admin client. Every call is bounded by {@code timeoutMs}.
+ *
+ * <p>Thread-safe (Kafka's Admin is). Close it when the ClusterMirror goes away or its connection
+ * settings change.
+ */
+public final class KafkaClusterAdmin implements ClusterAdmin {
+
+  private final String clusterLabel;
+  private final Admin admin;
+  private final long timeoutMs;
+
+  /**
+   * @param clusterLabel "destination of ns/name" or similar, for error messages
+   * @param properties bootstrap.servers and security settings
+   */
+  public KafkaClusterAdmin(String clusterLabel, Properties properties, long timeoutMs) {
+    this.clusterLabel = clusterLabel;
+    this.timeoutMs = timeoutMs;
+    Properties props = new Properties();
+    props.putAll(properties);
+    props.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
+    props.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
+    props.putIfAbsent(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "2000");
+    this.admin = Admin.create(props);
+  }
+
+  /** The cluster id the cluster reports. */
+  @Override
+  public String clusterId() throws KafkaCallException {
+    return get(admin.describeCluster().clusterId(), "describe the cluster id");
+  }
+
+  /** Broker id to advertised host, of every live broker. */
+  @Override
+  public Map<Integer, String> brokerHosts() throws KafkaCallException {
+    Collection<Node> nodes = get(admin.describeCluster().nodes(), "list the brokers");
+    Map<Integer, String> out = new HashMap<>();
+    for (Node n : nodes) {
+      out.put(n.id(), n.host());
+    }
+    return out;
+  }
+
+  /** Every non-internal topic name. */
+  @Override
+  public Set<String> topicNames() throws KafkaCallException {
+    return get(
+        admin.listTopics(new ListTopicsOptions().listInternal(false)).names(), "list topics");
+  }
+
+  /** The selected topics' partitions with their leader and replicas. */
+  @Override
+  public List<PartitionPlacement> placements(TopicSelector selector) throws KafkaCallException {
+    List<String> topics = selector.select(topicNames());
+    if (topics.isEmpty()) {
+      return List.of();
+    }
+    Map<String, TopicDescription> described =
+        get(admin.describeTopics(topics).allTopicNames(), "describe topics " + topics);
+    List<PartitionPlacement> out = new ArrayList<>();
+    for (TopicDescription d : described.values()) {
+      for (TopicPartitionInfo p : d.partitions()) {
+        Integer leader = p.leader() == null || p.leader().isEmpty() ? null : p.leader().id();
+        out.add(
+            new PartitionPlacement(
+                new PartitionKey(d.name(), p.partition()),
+                leader,
+                p.replicas().stream().map(Node::id).toList()));
+      }
+    }
+    out.sort((a, b) -> a.key().compareTo(b.key()));
+    return out;
+  }
+
+  /** Partition counts of {@code topics}. */
+  @Override
+  public Map<String, Integer> partitionCounts(Collection<String> topics) throws KafkaCallException {
+    Map<String, TopicDescription> described =
+        get(admin.describeTopics(topics).allTopicNames(), "describe topics " + topics);
+    Map<String, Integer> out = new HashMap<>();
+    described.forEach((name, d) -> out.put(name, d.partitions().size()));
+    return out;
+  }
+
+  /**
+   * The selected topics whose effective setting allows unclean leader election, each with where it
+   * is enabled: the topic's own config, or (without a topic-level setting) the default any live
+   * broker reports (its dynamic, cluster-wide or static config).
+   */
+  @Override
+  public Map<String, String> uncleanLeaderElectionTopics(TopicSelector selector)
+      throws KafkaCallException {
+    List<String> topics = selector.select(topicNames());
+    if (topics.isEmpty()) {
+      return Map.of();
+    }
+    List<ConfigResource> resources = new ArrayList<>();
+    topics.forEach(t -> resources.add(new ConfigResource(ConfigResource.Type.TOPIC, t)));
+    Map<ConfigResource, Config> topicConfigs =
+        get(admin.describeConfigs(resources).all(), "describe the configs of topics " + topics);
+    String brokerDefault = null;
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (String topic : topics) {
+      Config config = topicConfigs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic));
+      ConfigEntry entry = config == null ? null : config.get(UNCLEAN_LEADER_ELECTION);
+      if (entry != null && entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
+        if (Boolean.parseBoolean(entry.value())) {
+          out.put(topic, "topic config " + UNCLEAN_LEADER_ELECTION + "=true");
+        }
+        continue;
+      }
+      if (entry != null && Boolean.parseBoolean(entry.value())) {
+        out.put(topic, "default " + UNCLEAN_LEADER_ELECTION + "=true (" + entry.source() + ")");
+        continue;
+      }
+      if (brokerDefault == null) {
+        brokerDefault = brokersEnablingUncleanElection();
+      }
+      if (!brokerDefault.isEmpty()) {
+        out.put(topic, brokerDefault);
+      }
+    }
+    return out;
+  }
+
+  /** Which live brokers default to unclean leader election, or "" when none does. */
+  private String brokersEnablingUncleanElection() throws KafkaCallException {
+    List<ConfigResource> brokers = new ArrayList<>();
+    for (Integer id : brokerHosts().keySet()) {
+      brokers.add(new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(id)));
+    }
+    Map<ConfigResource, Config> configs =
+        get(admin.describeConfigs(brokers).all(), "describe the broker configs");
+    List<String> enabling = new ArrayList<>();
+    configs.forEach(
+        (resource, config) -> {
+          ConfigEntry entry = config.get(UNCLEAN_LEADER_ELECTION);
+          if (entry != null && Boolean.parseBoolean(entry.value())) {
+            enabling.add("broker " + resource.name() + " (" + entry.source() + ")");
+          }
+        });
+    enabling.sort(null);
+    return enabling.isEmpty()
+        ? ""
+        : "default " + UNCLEAN_LEADER_ELECTION + "=true on " + String.join(", ", enabling);
+  }
+
+  /**
+   * Creates topics with {@link ClusterAdmin#mirrorTopicConfigs} (an existing one is fine: its
+   * configs are checked when it is stopped).
+   */
+  @Override
+  public void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
+      throws KafkaCallException {
+    List<NewTopic> topics = new ArrayList<>();
+    Map<String, String> configs = ClusterAdmin.mirrorTopicConfigs(replicationFactor);
+    partitionCounts.forEach(
+        (t, n) -> topics.add(new NewTopic(t, n, replicationFactor).configs(configs)));
+    try {
+      admin.createTopics(topics).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new KafkaCallException(
+            "cannot create topics "
+                + partitionCounts.keySet()
+                + " on "
+                + clusterLabel
+                + ": "
+                + e.getCause(),
+            e.getCause());
+      }
+    } catch (TimeoutException e) {
+      throw new KafkaCallException(
+          "creating topics "
+              + partitionCounts.keySet()
+              + " on "
+              + clusterLabel
+              + " timed out after "
+              + timeoutMs
+              + " ms",
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaCallException("interrupted", e);
+    }
+  }
+
+  private <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what)
+      throws KafkaCallException {
+    try {
+      return future.get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new KafkaCallException(
+          "cannot " + what + " on " + clusterLabel + ": " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new KafkaCallException(
+          "could not " + what + " on " + clusterLabel + " within " + timeoutMs + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaCallException("interrupted while trying to " + what, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    admin.close(java.time.Duration.ofSeconds(5));
+  }
+}

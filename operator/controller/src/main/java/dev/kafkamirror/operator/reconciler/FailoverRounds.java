@@ -1,0 +1,178 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.FailoverPlan;
+import dev.kafkamirror.operator.core.FailoverPlanner;
+import dev.kafkamirror.operator.core.MirrorIntent;
+import dev.kafkamirror.operator.core.PartitionDecision;
+import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.PartitionPhase;
+import dev.kafkamirror.operator.kafka.ClusterAdmin;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reconciler's act step: rounds of observe ({@link MirrorDriver#observe}), plan ({@link
+ * FailoverPlanner}), act ({@link MirrorDriver#execute}), up to {@link
+ * ReconcilerSettings#maxRoundsPerReconcile}, then one last observation for the status.
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>Before the first plan with a stop step is executed, the {@link Request#beforeFirstStopStep}
+ *       hook runs (the reconciler persists that the stop began); if it throws, nothing is called.
+ *   <li>Rounds end early when the plan refuses (another source, another mirror), has no work, or a
+ *       round succeeded in no call (the next reconcile looks again after the requeue delay).
+ *   <li>{@link Progress} holds the last observation and plan even when a Kafka call fails midway,
+ *       so that the status shows what was last known.
+ * </ul>
+ */
+public final class FailoverRounds {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FailoverRounds.class);
+
+  private final MirrorDriver driver;
+
+  public FailoverRounds(MirrorDriver driver) {
+    this.driver = driver;
+  }
+
+  /**
+   * What one reconcile asks of the rounds.
+   *
+   * @param catchUpElapsedMs how long an AfterCatchUp stop has waited for zero lag (null: not
+   *     waiting), asked again for every plan
+   * @param stopRecorded whether the status already says the stop began
+   * @param beforeFirstStopStep persists that the stop began; runs at most once, before the first
+   *     destructive call, and only when {@code stopRecorded} is false
+   */
+  public record Request(
+      String ref,
+      ResolvedMirror mirror,
+      ClusterAdmin destination,
+      MirrorIntent intent,
+      long catchUpTimeoutMs,
+      Map<String, String> uncleanElectionTopics,
+      boolean allowUnclean,
+      Supplier<Long> catchUpElapsedMs,
+      boolean stopRecorded,
+      Runnable beforeFirstStopStep) {}
+
+  /** What the rounds learnt and did; filled as they go. Not thread-safe. */
+  public static final class Progress {
+    private MirrorDriver.Observation observation;
+    private FailoverPlan plan;
+    private final Map<PartitionKey, String> lastErrors = new HashMap<>();
+    private final Map<Action, Long> callsByAction = new EnumMap<>(Action.class);
+
+    /** The last observation, or null before the first. */
+    public MirrorDriver.Observation observation() {
+      return observation;
+    }
+
+    /** The last plan, or null before the first. */
+    public FailoverPlan plan() {
+      return plan;
+    }
+
+    /** The control calls made, per action. */
+    public Map<Action, Long> callsByAction() {
+      return callsByAction;
+    }
+
+    /** The last plan with each partition's last leader error as its message where it had none. */
+    public FailoverPlan planWithErrors() {
+      if (plan == null || lastErrors.isEmpty()) {
+        return plan;
+      }
+      List<PartitionDecision> decisions = new ArrayList<>();
+      for (PartitionDecision d : plan.decisions()) {
+        String error = lastErrors.get(d.key());
+        decisions.add(
+            d.message() == null && error != null && d.phase() != PartitionPhase.STOPPED
+                ? new PartitionDecision(d.key(), d.action(), d.phase(), d.step(), error)
+                : d);
+      }
+      return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
+    }
+  }
+
+  /**
+   * Runs the rounds.
+   *
+   * @param maxRounds rounds of calls at most
+   * @throws ClusterAdmin.KafkaCallException when the destination's metadata cannot be read
+   */
+  public void run(Request request, int maxRounds, Progress progress)
+      throws ClusterAdmin.KafkaCallException {
+    boolean stopRecorded = request.stopRecorded();
+    boolean followers = request.intent().target() != MirrorIntent.Target.STOPPED;
+    boolean observeAgain = true;
+    for (int round = 0; round < maxRounds; round++) {
+      long observeStarted = System.nanoTime();
+      progress.observation = driver.observe(request.mirror(), request.destination(), followers);
+      long observedNanos = System.nanoTime() - observeStarted;
+      progress.plan = plan(request, progress.observation);
+      FailoverPlan plan = progress.plan;
+      if (!plan.refusals().isEmpty() || !plan.hasWork()) {
+        observeAgain = false;
+        break;
+      }
+      if (!stopRecorded && plan.decisions().stream().anyMatch(d -> d.action().isStopStep())) {
+        // Record that the stop began before the first destructive call.
+        request.beforeFirstStopStep().run();
+        stopRecorded = true;
+      }
+      long actStarted = System.nanoTime();
+      MirrorDriver.RoundResult result =
+          driver.execute(
+              request.ref(), request.mirror(), plan, progress.observation, progress.callsByAction);
+      long actNanos = System.nanoTime() - actStarted;
+      progress.lastErrors.clear();
+      progress.lastErrors.putAll(result.leaderErrors());
+      LOG.debug(
+          "clusterMirror={} round={} observeMs={} actMs={} actions={} calls={} succeeded={}",
+          request.ref(),
+          round,
+          TimeUnit.NANOSECONDS.toMillis(observedNanos),
+          TimeUnit.NANOSECONDS.toMillis(actNanos),
+          actionsOf(plan),
+          result.calls(),
+          result.succeeded());
+      if (result.succeeded() == 0) {
+        break;
+      }
+    }
+    if (observeAgain) {
+      progress.observation = driver.observe(request.mirror(), request.destination(), followers);
+      progress.plan = plan(request, progress.observation);
+    }
+  }
+
+  private static FailoverPlan plan(Request request, MirrorDriver.Observation observation) {
+    return FailoverPlanner.plan(
+        request.intent(),
+        observation.partitions(),
+        request.catchUpElapsedMs().get(),
+        request.catchUpTimeoutMs(),
+        request.uncleanElectionTopics(),
+        request.allowUnclean());
+  }
+
+  private static Map<Action, Long> actionsOf(FailoverPlan plan) {
+    Map<Action, Long> out = new EnumMap<>(Action.class);
+    for (PartitionDecision d : plan.decisions()) {
+      if (d.action().callsBroker()) {
+        out.merge(d.action(), 1L, Long::sum);
+      }
+    }
+    return out;
+  }
+}

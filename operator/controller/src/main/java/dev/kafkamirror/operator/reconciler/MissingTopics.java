@@ -1,0 +1,64 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.kafka.ClusterAdmin;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates the selected source topics the destination lacks, with the source's partition counts and
+ * {@link ClusterAdmin#mirrorTopicConfigs}. The source is only asked when a pattern selects topics
+ * or a named topic is missing, and a source that cannot be reached creates nothing and fails
+ * nothing (the topics are created on a later reconcile): a dead source must not stall a stop.
+ */
+public final class MissingTopics {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MissingTopics.class);
+
+  /** The bound of the source calls, below the admin timeout. */
+  static final long SOURCE_TIMEOUT_MS = 3_000L;
+
+  private final AdminClients admins;
+
+  public MissingTopics(AdminClients admins) {
+    this.admins = admins;
+  }
+
+  /**
+   * Creates the missing topics of {@code mirror} on {@code destination}.
+   *
+   * @throws ClusterAdmin.KafkaCallException when the destination cannot be listed or written
+   */
+  public void create(
+      String ref, ResolvedMirror mirror, ClusterAdmin destination, long adminTimeoutMs)
+      throws ClusterAdmin.KafkaCallException {
+    Set<String> onDestination = destination.topicNames();
+    if (!mirror.topics().hasPatterns() && onDestination.containsAll(mirror.topics().names())) {
+      return; // every named topic exists: the source is not needed (it may be down)
+    }
+    ClusterAdmin source =
+        admins.source(ref, mirror.sourceProperties(), Math.min(SOURCE_TIMEOUT_MS, adminTimeoutMs));
+    Set<String> sourceTopics;
+    try {
+      sourceTopics = source.topicNames();
+    } catch (ClusterAdmin.KafkaCallException e) {
+      LOG.info("clusterMirror={} source unreachable, no topics created: {}", ref, e.getMessage());
+      return;
+    }
+    List<String> missing =
+        mirror.topics().select(sourceTopics).stream()
+            .filter(t -> !onDestination.contains(t))
+            .toList();
+    if (missing.isEmpty()) {
+      return;
+    }
+    Map<String, Integer> counts = source.partitionCounts(missing);
+    int brokers = destination.brokerHosts().size();
+    short rf = (short) Math.max(1, Math.min(3, brokers));
+    LOG.info(
+        "clusterMirror={} creating destination topics {} (replication factor {})", ref, counts, rf);
+    destination.createTopics(counts, rf);
+  }
+}

@@ -1,0 +1,192 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
+import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
+import dev.kafkamirror.operator.core.PartitionDecision;
+import dev.kafkamirror.operator.core.PartitionPhase;
+import dev.kafkamirror.operator.core.StatusComputer;
+import dev.kafkamirror.operator.core.StatusInputs;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reconciler's record step: computes the status ({@link StatusComputer}), announces each
+ * condition transition (a log line and an Event; Degraded=True is a Warning), updates the metrics,
+ * persists the status ({@link StatusWriter}) and remembers the write ({@link OwnWriteFilter}).
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>{@link #previous} answers the last status this process wrote, when there is one: the
+ *       informer cache may lag behind it.
+ *   <li>{@link #recordStopStarted} returns only once the status saying the stop began is persisted;
+ *       it throws otherwise, so no destructive call follows an unrecorded stop.
+ * </ul>
+ *
+ * <p>Thread-safe: reconciles of different resources run in parallel; JOSDK never runs two of the
+ * same resource at once.
+ */
+public final class StatusRecorder {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StatusRecorder.class);
+
+  private final StatusWriter writer;
+  private final EventRecorder events;
+  private final ClusterMirrorMetrics metrics;
+  private final OwnWriteFilter ownWrites;
+  private final Clock clock;
+
+  /** The last status this process wrote, per uid. */
+  private final Map<String, ClusterMirrorStatus> written = new ConcurrentHashMap<>();
+
+  public StatusRecorder(
+      StatusWriter writer,
+      EventRecorder events,
+      ClusterMirrorMetrics metrics,
+      OwnWriteFilter ownWrites,
+      Clock clock) {
+    this.writer = writer;
+    this.events = events;
+    this.metrics = metrics;
+    this.ownWrites = ownWrites;
+    this.clock = clock;
+  }
+
+  /** The status this reconcile starts from: this process's last write, else the resource's. */
+  public ClusterMirrorStatus previous(ClusterMirror cr) {
+    ClusterMirrorStatus mine = written.get(cr.getMetadata().getUid());
+    if (mine != null) {
+      return mine;
+    }
+    return cr.getStatus() == null ? new ClusterMirrorStatus() : cr.getStatus();
+  }
+
+  /** The last status this process wrote for {@code cr}, or null. */
+  public ClusterMirrorStatus lastWritten(ClusterMirror cr) {
+    return written.get(cr.getMetadata().getUid());
+  }
+
+  /**
+   * Persists that the stop began ({@code stopStartedAt}, the generation) before the first
+   * destructive call, and records a StopStarted Event.
+   *
+   * @return the status written, the new previous status of this reconcile
+   * @throws IllegalStateException when the status could not be written (nothing may be called)
+   */
+  public ClusterMirrorStatus recordStopStarted(
+      ClusterMirror cr, String ref, ClusterMirrorStatus previous, long generation) {
+    ClusterMirrorStatus marked = copy(previous);
+    marked.setStopStartedAt(clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+    marked.setObservedGeneration(generation);
+    ownWrites.forget(cr.getMetadata().getUid());
+    write(cr, marked);
+    events.normal(
+        cr,
+        "StopStarted",
+        "stopping every partition of "
+            + ref
+            + " (remove fetchers, truncate to the LSO, persist offsets, barrier, make writable)");
+    LOG.info("clusterMirror={} stop started", ref);
+    return marked;
+  }
+
+  /**
+   * Computes, announces and persists the status of this reconcile.
+   *
+   * @param workRemains whether the next reconcile is due soon ({@code requeueMs}) rather than at
+   *     the idle resync
+   * @return the delay until the next reconcile, in ms
+   */
+  public long record(
+      ClusterMirror cr,
+      String ref,
+      ClusterMirrorStatus previous,
+      StatusInputs inputs,
+      boolean workRemains,
+      ReconcilerSettings settings) {
+    ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
+    status.setControlChannel(ClusterMirrorReconciler.controlChannel(cr));
+    announceTransitions(cr, ref, previous, status);
+    if (previous.getStopFinishedAt() == null
+        && status.getStopFinishedAt() != null
+        && status.getStopStartedAt() != null) {
+      metrics.stopFinished(
+          Duration.between(
+              Instant.parse(status.getStopStartedAt()), Instant.parse(status.getStopFinishedAt())));
+    }
+    Map<PartitionPhase, Long> counts = new EnumMap<>(PartitionPhase.class);
+    if (inputs.plan() != null) {
+      for (PartitionDecision d : inputs.plan().decisions()) {
+        counts.merge(d.phase(), 1L, Long::sum);
+      }
+    }
+    metrics.partitions(cr.getMetadata().getUid(), counts);
+    String resourceVersion = write(cr, status);
+    long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
+    ownWrites.wrote(cr.getMetadata().getUid(), resourceVersion, inputs.generation(), delay);
+    return delay;
+  }
+
+  /** Forgets everything about {@code uid} (deleted, or released). */
+  public void forget(String uid) {
+    written.remove(uid);
+    ownWrites.forget(uid);
+    metrics.partitions(uid, null);
+  }
+
+  private String write(ClusterMirror cr, ClusterMirrorStatus status) {
+    String resourceVersion = writer.write(cr, status);
+    written.put(cr.getMetadata().getUid(), status);
+    return resourceVersion;
+  }
+
+  private void announceTransitions(
+      ClusterMirror cr, String ref, ClusterMirrorStatus previous, ClusterMirrorStatus status) {
+    for (Condition c : status.getConditions()) {
+      Condition before = Conditions.find(previous, c.getType()).orElse(null);
+      boolean changed =
+          before == null
+              ? Conditions.TRUE.equals(c.getStatus())
+              : !Objects.equals(before.getStatus(), c.getStatus())
+                  || !Objects.equals(before.getReason(), c.getReason());
+      if (!changed) {
+        continue;
+      }
+      String message =
+          c.getType() + "=" + c.getStatus() + " (" + c.getReason() + "): " + c.getMessage();
+      LOG.info("clusterMirror={} condition {}", ref, message);
+      if (Conditions.DEGRADED.equals(c.getType()) && Conditions.TRUE.equals(c.getStatus())) {
+        events.warning(cr, c.getReason(), message);
+      } else if (!Conditions.READY.equals(c.getType()) || Conditions.TRUE.equals(c.getStatus())) {
+        events.normal(cr, c.getReason(), message);
+      }
+    }
+  }
+
+  private static ClusterMirrorStatus copy(ClusterMirrorStatus s) {
+    ClusterMirrorStatus c = new ClusterMirrorStatus();
+    c.setObservedGeneration(s.getObservedGeneration());
+    c.setConditions(s.getConditions());
+    c.setSourceClusterId(s.getSourceClusterId());
+    c.setPartitionCounts(s.getPartitionCounts());
+    c.setStoppedOfTotal(s.getStoppedOfTotal());
+    c.setMaxLagRecords(s.getMaxLagRecords());
+    c.setPartitions(s.getPartitions());
+    c.setCatchUpStartedAt(s.getCatchUpStartedAt());
+    c.setStopStartedAt(s.getStopStartedAt());
+    c.setStopFinishedAt(s.getStopFinishedAt());
+    c.setControlChannel(s.getControlChannel());
+    return c;
+  }
+}

@@ -1,0 +1,355 @@
+package dev.kafkamirror.operator.reconciler;
+
+import static dev.kafkamirror.operator.reconciler.ReconcilerRig.NAME;
+import static dev.kafkamirror.operator.reconciler.ReconcilerRig.NS;
+import static dev.kafkamirror.operator.reconciler.ReconcilerRig.TOPIC;
+import static dev.kafkamirror.operator.reconciler.ReconcilerRig.clusterMirror;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
+import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
+import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
+import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.Reasons;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconciler's decisions, against fakes of every collaborator that talks to the outside (the
+ * API server, the Kafka admin, the brokers' control endpoints): the order of status writes and
+ * control calls, the finalizer policy, and how errors become conditions.
+ */
+class ClusterMirrorReconcilerTest {
+
+  private final ReconcilerRig rig = new ReconcilerRig();
+
+  @AfterEach
+  void close() {
+    rig.close();
+  }
+
+  private static boolean stopStepCall(String line) {
+    for (Action a : Action.values()) {
+      if (a.isStopStep() && line.startsWith("control " + a + " ")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Test
+  void aStopIsPersistedInTheStatusBeforeTheFirstDestructiveControlCall() {
+    // Given three mirroring partitions and a ClusterMirror asking for Stopped
+    rig.mirroring(3);
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then the first status write says the stop began, and it precedes every stop step's call
+    int recorded =
+        rig.journal.first(l -> l.startsWith("status stopStartedAt=2026-12-01T05:00:00Z"));
+    int firstStep = rig.journal.first(ClusterMirrorReconcilerTest::stopStepCall);
+    assertThat(recorded).as(rig.journal.toString()).isGreaterThanOrEqualTo(0);
+    assertThat(firstStep).as(rig.journal.toString()).isGreaterThan(recorded);
+    assertThat(rig.journal.lines().get(firstStep)).startsWith("control REMOVE_FETCHERS");
+    assertThat(rig.events.events()).anyMatch(e -> e.startsWith("Normal StopStarted: "));
+    // And the stop ran to its end within the reconcile: every partition STOPPED, Stopped=True
+    ClusterMirrorStatus last = rig.statusWriter.last();
+    assertThat(Conditions.isStopped(last)).as(rig.journal.toString()).isTrue();
+    assertThat(last.getStopStartedAt()).isEqualTo("2026-12-01T05:00:00Z");
+    for (int p = 0; p < 3; p++) {
+      assertThat(rig.control.partition(TOPIC, p).stopStep).isEqualTo("STOPPED");
+    }
+  }
+
+  @Test
+  void aStopThatCannotBeRecordedMakesNoDestructiveCallAndFailsTheReconcile() {
+    // Given mirroring partitions, a Stopped ClusterMirror, and a status that cannot be written
+    rig.mirroring(2);
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+    rig.statusWriter.failWith("the API server is unreachable");
+
+    // When it is reconciled, Then the reconcile fails naming the resource
+    assertThatThrownBy(() -> rig.reconcile(cr))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(NS + "/" + NAME)
+        .hasMessageContaining("the API server is unreachable");
+    // And no stop step was called: the partitions still mirror
+    assertThat(rig.control.calls())
+        .noneMatch(c -> !c.what().equals("DESCRIBE") && Action.valueOf(c.what()).isStopStep());
+    assertThat(rig.control.partition(TOPIC, 0).mirrorState).isEqualTo("MIRRORING");
+    assertThat(rig.control.partition(TOPIC, 1).stopStep).isNull();
+  }
+
+  @Test
+  void aStopAlreadyRecordedResumesWithoutRecordingItsStartAgain() {
+    // Given a stop that began in an earlier reconcile (status says so), partition 0 truncated
+    rig.mirroring(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+    ClusterMirrorStatus earlier = new ClusterMirrorStatus();
+    earlier.setStopStartedAt("2026-12-01T04:00:00Z");
+    cr.setStatus(earlier);
+    rig.control.partition(TOPIC, 0).mirrorState = "STOPPING";
+    rig.control.partition(TOPIC, 0).stopStep = "TRUNCATED";
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then it resumes at persist-offsets (nothing before it again) and keeps the original start
+    assertThat(rig.control.calls())
+        .filteredOn(c -> !c.what().equals("DESCRIBE"))
+        .extracting(TestingBrokerControl.Call::what)
+        .startsWith("PERSIST_OFFSETS")
+        .doesNotContain("REMOVE_FETCHERS", "TRUNCATE");
+    assertThat(rig.statusWriter.writes())
+        .allSatisfy(s -> assertThat(s.getStopStartedAt()).isEqualTo("2026-12-01T04:00:00Z"));
+    assertThat(rig.events.events()).noneMatch(e -> e.startsWith("Normal StopStarted"));
+  }
+
+  @Test
+  void theFinalizerIsAddedOnlyUnderStopMirroringAndRemovedWhenThePolicyBecomesRetain() {
+    // Given a mirroring ClusterMirror with deletionPolicy Retain
+    rig.mirroring(1);
+    ClusterMirror retain = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    // When it is reconciled, Then it gets no finalizer
+    rig.reconcile(retain);
+    assertThat(retain.getMetadata().getFinalizers()).isEmpty();
+    assertThat(rig.journal.lines()).noneMatch(l -> l.startsWith("finalizer"));
+
+    // Given one with StopMirroring, When it is reconciled, Then it carries the finalizer
+    ClusterMirror stopping = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
+    stopping.getMetadata().setUid("uid-other");
+    rig.reconcile(stopping);
+    assertThat(stopping.getMetadata().getFinalizers())
+        .containsExactly(ClusterMirrorReconciler.FINALIZER);
+
+    // When its policy becomes Retain (a new generation), Then the finalizer goes
+    stopping.getSpec().setDeletionPolicy(DeletionPolicy.Retain);
+    stopping.getMetadata().setGeneration(2L);
+    rig.reconcile(stopping);
+    assertThat(stopping.getMetadata().getFinalizers()).isEmpty();
+    assertThat(rig.journal.lines())
+        .filteredOn(l -> l.startsWith("finalizer"))
+        .containsExactly(
+            "finalizer add " + ClusterMirrorReconciler.FINALIZER,
+            "finalizer remove " + ClusterMirrorReconciler.FINALIZER);
+  }
+
+  @Test
+  void deletingUnderStopMirroringStopsEveryPartitionBeforeTheFinalizerGoes() {
+    // Given a mirroring ClusterMirror with StopMirroring and its finalizer, being deleted
+    rig.mirroring(2);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
+    cr.addFinalizer(ClusterMirrorReconciler.FINALIZER);
+    cr.getMetadata().setDeletionTimestamp("2026-12-01T05:00:00Z");
+
+    // When it is reconciled
+    UpdateControl<ClusterMirror> control = rig.reconcile(cr);
+
+    // Then every partition was stopped, Stopped=True was written, and only then the finalizer went
+    assertThat(rig.control.partition(TOPIC, 0).stopStep).isEqualTo("STOPPED");
+    assertThat(rig.control.partition(TOPIC, 1).stopStep).isEqualTo("STOPPED");
+    int stopped = rig.journal.first(l -> l.startsWith("status ") && l.contains("Stopped=True"));
+    int released = rig.journal.first(l -> l.startsWith("finalizer remove"));
+    int lastLeaderCall = rig.journal.first(l -> l.startsWith("control MAKE_WRITABLE broker=1 "));
+    assertThat(stopped).as(rig.journal.toString()).isGreaterThan(lastLeaderCall);
+    assertThat(released).as(rig.journal.toString()).isGreaterThan(stopped);
+    assertThat(cr.getMetadata().getFinalizers()).isEmpty();
+    assertThat(control.getScheduleDelay()).isEmpty();
+  }
+
+  @Test
+  void deletingUnderStopMirroringKeepsTheFinalizerWhileAPartitionIsNotStopped() {
+    // Given a ClusterMirror being deleted under StopMirroring, whose barrier cannot be written
+    rig.mirroring(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
+    cr.addFinalizer(ClusterMirrorReconciler.FINALIZER);
+    cr.getMetadata().setDeletionTimestamp("2026-12-01T05:00:00Z");
+    rig.control.fail(Action.WRITE_BARRIER, "NOT_ENOUGH_REPLICAS");
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then the finalizer stays, and the status says why the stop is not done
+    assertThat(cr.getMetadata().getFinalizers()).containsExactly(ClusterMirrorReconciler.FINALIZER);
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).isFalse();
+    assertThat(rig.statusWriter.last().getPartitions())
+        .extracting(PartitionStatus::getMessage)
+        .anySatisfy(m -> assertThat(m).contains("NOT_ENOUGH_REPLICAS"));
+  }
+
+  @Test
+  void deletingUnderRetainTouchesNoPartitionAndReleasesAnyFinalizer() {
+    // Given a mirroring ClusterMirror with Retain, still carrying a finalizer, being deleted
+    rig.mirroring(2);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    cr.addFinalizer(ClusterMirrorReconciler.FINALIZER);
+    cr.getMetadata().setDeletionTimestamp("2026-12-01T05:00:00Z");
+
+    // When it is reconciled
+    UpdateControl<ClusterMirror> control = rig.reconcile(cr);
+
+    // Then no broker was called, no status written, and the finalizer is gone
+    assertThat(rig.control.calls()).isEmpty();
+    assertThat(rig.statusWriter.writes()).isEmpty();
+    assertThat(cr.getMetadata().getFinalizers()).isEmpty();
+    assertThat(control.getScheduleDelay()).isEmpty();
+    assertThat(rig.destination.closed()).isFalse(); // never opened for this resource
+  }
+
+  @Test
+  void anInvalidSpecIsDegradedInvalidSpecNamingTheSecretAndCallsNothing() {
+    // Given a ClusterMirror whose control Secret does not exist
+    rig.mirroring(1);
+    rig.secrets.clear();
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    UpdateControl<ClusterMirror> control = rig.reconcile(cr);
+
+    // Then Degraded=True InvalidSpec names the field and the Secret, and nothing was called
+    Condition degraded =
+        Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getStatus()).isEqualTo(Conditions.TRUE);
+    assertThat(degraded.getReason()).isEqualTo(Reasons.INVALID_SPEC);
+    assertThat(degraded.getMessage())
+        .contains("spec.destination.control.secretRef")
+        .contains(NS + "/" + ReconcilerRig.CONTROL_SECRET)
+        .contains("does not exist");
+    assertThat(Conditions.isReady(rig.statusWriter.last())).isFalse();
+    assertThat(rig.control.calls()).isEmpty();
+    assertThat(rig.events.events()).anyMatch(e -> e.startsWith("Warning InvalidSpec: "));
+    assertThat(control.getScheduleDelay()).contains(rig.settings.requeueMs());
+  }
+
+  @Test
+  void anUnreadableDestinationIsDegradedDestinationUnreachableAndCallsNothing() {
+    // Given a destination whose metadata cannot be read
+    rig.mirroring(1);
+    rig.destination.failWith("connection refused");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then Degraded=True DestinationUnreachable carries the admin's message; no call was made
+    Condition degraded =
+        Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getStatus()).isEqualTo(Conditions.TRUE);
+    assertThat(degraded.getReason()).isEqualTo(Reasons.DESTINATION_UNREACHABLE);
+    assertThat(degraded.getMessage()).contains("destination").contains("connection refused");
+    assertThat(rig.control.calls()).isEmpty();
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).isFalse();
+  }
+
+  @Test
+  void anUnreachableLeaderLeavesItsPartitionsUnstoppedAndSaysWhichBroker() {
+    // Given the leader's control endpoint is unreachable
+    rig.mirroring(1);
+    rig.control.unreachable(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then nothing was acted on, Stopped is not True, and the partition's message names broker 1
+    assertThat(rig.control.calls()).allMatch(c -> c.what().equals("DESCRIBE"));
+    ClusterMirrorStatus last = rig.statusWriter.last();
+    assertThat(Conditions.isStopped(last)).isFalse();
+    assertThat(last.getPartitions())
+        .singleElement()
+        .satisfies(p -> assertThat(p.getMessage()).contains("broker 1").contains("unreachable"));
+  }
+
+  @Test
+  void theEchoOfItsOwnStatusWriteIsSkippedUntilTheRequeueIsDueButASpecChangeIsNot() {
+    // Given a mirroring ClusterMirror reconciled once
+    rig.mirroring(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    rig.reconcile(cr);
+    int calls = rig.control.calls().size();
+    int writes = rig.statusWriter.writes().size();
+
+    // When the event of its own status write arrives (same version and generation)
+    UpdateControl<ClusterMirror> echo = rig.reconcile(cr);
+
+    // Then nothing is observed or written, and the next reconcile stays at the idle resync
+    assertThat(rig.control.calls()).hasSize(calls);
+    assertThat(rig.statusWriter.writes()).hasSize(writes);
+    assertThat(echo.getScheduleDelay().orElseThrow())
+        .isPositive()
+        .isLessThanOrEqualTo(rig.settings.idleRequeueMs());
+
+    // When the spec changes (a new generation inside the same resource version)
+    cr.getMetadata().setGeneration(2L);
+    rig.reconcile(cr);
+
+    // Then it is reconciled at once
+    assertThat(rig.control.calls().size()).isGreaterThan(calls);
+    assertThat(rig.statusWriter.writes().size()).isGreaterThan(writes);
+  }
+
+  @Test
+  void aDeletedPrimaryIsForgottenAndItsAdminClientsClosed() {
+    // Given a reconciled ClusterMirror
+    rig.mirroring(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    rig.reconcile(cr);
+    int calls = rig.control.calls().size();
+
+    // When JOSDK reports it deleted
+    UpdateControl<ClusterMirror> control = rig.reconciler.reconcile(cr, TestingContext.of(true));
+
+    // Then nothing is called and the destination's admin client is closed
+    assertThat(control.getScheduleDelay()).isEmpty();
+    assertThat(rig.control.calls()).hasSize(calls);
+    assertThat(rig.destination.closed()).isTrue();
+  }
+
+  @Test
+  void missingTopicsAreCreatedFromTheSourceWithMirrorSettingsButNotOnAStop() {
+    // Given a source topic the destination lacks
+    rig.source.topic(TOPIC, 4);
+    ClusterMirror stop = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When a Stopped ClusterMirror is reconciled, Then no topic is created
+    rig.reconcile(stop);
+    assertThat(rig.journal.lines()).noneMatch(l -> l.startsWith("createTopics"));
+
+    // When a Mirroring one is, Then it is created with the source's partition count, RF 3
+    ClusterMirror mirror = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    mirror.getMetadata().setUid("uid-mirroring");
+    rig.reconcile(mirror);
+    assertThat(rig.journal.lines()).contains("createTopics {" + TOPIC + "=4} rf=3");
+    assertThat(rig.control.calls())
+        .filteredOn(c -> c.what().equals("START_MIRRORING"))
+        .isNotEmpty();
+  }
+
+  @Test
+  void aStopOnATopicAllowingUncleanElectionWaitsAndIsDegraded() {
+    // Given a topic whose unclean leader election is enabled
+    rig.mirroring(1);
+    rig.destination.uncleanElection(TOPIC, "topic config unclean.leader.election.enable=true");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then no stop step is called and Degraded names the topic and the override
+    assertThat(rig.control.calls()).noneMatch(c -> !c.what().equals("DESCRIBE"));
+    Condition degraded =
+        Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getReason()).isEqualTo(Reasons.UNCLEAN_LEADER_ELECTION_ENABLED);
+    assertThat(degraded.getMessage()).contains(TOPIC).contains("allowUncleanLeaderElection");
+    assertThat(List.of(rig.control.partition(TOPIC, 0).mirrorState)).containsExactly("MIRRORING");
+  }
+}

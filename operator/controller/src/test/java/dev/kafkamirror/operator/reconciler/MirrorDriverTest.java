@@ -1,0 +1,182 @@
+package dev.kafkamirror.operator.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafkamirror.operator.control.ControlResult;
+import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.FailoverPlan;
+import dev.kafkamirror.operator.core.PartitionDecision;
+import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.PartitionObservation;
+import dev.kafkamirror.operator.core.PartitionPhase;
+import dev.kafkamirror.operator.core.TopicSelector;
+import dev.kafkamirror.operator.kafka.PartitionPlacement;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Which broker the driver asks what, and how it reads the answers. */
+class MirrorDriverTest {
+
+  private static final String TOPIC = "orders";
+  private static final String SOURCE_ID = "SRCSRCSRCSRCSRCSRCSRC1";
+
+  private final Journal journal = new Journal();
+  private final TestingBrokerControl control = new TestingBrokerControl(journal);
+  private final TestingClusterAdmin destination =
+      new TestingClusterAdmin("destination", List.of(1, 2, 3), journal);
+  private final ExecutorService executor = Executors.newFixedThreadPool(4);
+  private final MirrorDriver driver = new MirrorDriver(control, executor);
+
+  @AfterEach
+  void stop() {
+    executor.shutdownNow();
+  }
+
+  private static ResolvedMirror mirror(Map<Integer, String> overrides) {
+    return new ResolvedMirror(
+        "orders-mirror",
+        "source.example:9092",
+        SOURCE_ID,
+        TopicSelector.of(List.of(TOPIC), null, null),
+        "control-secret-0123456789",
+        null,
+        9443,
+        overrides,
+        new Properties(),
+        new Properties(),
+        Map.of());
+  }
+
+  @Test
+  void observeDescribesEachLeaderOnceAndWhileMirroringFindsFollowersWithoutRegistration()
+      throws Exception {
+    // Given two mirroring partitions led by broker 1, and broker 3 that lost the registration
+    destination.topic(TOPIC, 2);
+    control.mirroring(TOPIC, 0, "orders-mirror", SOURCE_ID);
+    control.mirroring(TOPIC, 1, "orders-mirror", SOURCE_ID);
+    control.withoutRegistration(3);
+
+    // When observed with followers
+    MirrorDriver.Observation o = driver.observe(mirror(Map.of()), destination, true);
+
+    // Then the leader was described once for both partitions, each follower once
+    assertThat(control.calls())
+        .filteredOn(c -> c.brokerId() == 1)
+        .singleElement()
+        .satisfies(c -> assertThat(c.keys()).hasSize(2));
+    assertThat(control.calls()).extracting(TestingBrokerControl.Call::brokerId).contains(2, 3);
+    // And each partition names broker 3 (not 2) as a replica without the mirror
+    assertThat(o.partitions())
+        .extracting(PartitionObservation::replicasWithoutMirror)
+        .containsExactly(List.of(3), List.of(3));
+    assertThat(o.partitions()).allSatisfy(p -> assertThat(p.described()).isNotNull());
+
+    // When observed without followers (a stop), Then no follower is described
+    control.calls();
+    TestingBrokerControl quiet = new TestingBrokerControl(journal);
+    quiet.mirroring(TOPIC, 0, "orders-mirror", SOURCE_ID);
+    quiet.mirroring(TOPIC, 1, "orders-mirror", SOURCE_ID);
+    new MirrorDriver(quiet, executor).observe(mirror(Map.of()), destination, false);
+    assertThat(quiet.calls()).extracting(TestingBrokerControl.Call::brokerId).containsOnly(1);
+  }
+
+  @Test
+  void aBrokerEndpointOnAHostTheDestinationDoesNotVouchForIsNeverCalled() throws Exception {
+    // Given broker 1's endpoint overridden onto another host than its advertised 127.0.0.1
+    destination.topic(TOPIC, 1);
+    control.mirroring(TOPIC, 0, "orders-mirror", SOURCE_ID);
+
+    // When observed
+    MirrorDriver.Observation o =
+        driver.observe(mirror(Map.of(1, "collector.example:9443")), destination, false);
+
+    // Then broker 1 was not called and the partition is UNREACHABLE, saying why
+    assertThat(control.calls()).isEmpty();
+    PartitionObservation p = o.partitions().get(0);
+    assertThat(p.errorCode()).isEqualTo(ControlResult.UNREACHABLE);
+    assertThat(p.errorMessage()).contains("broker 1").contains("brokerEndpoints");
+  }
+
+  @Test
+  void executeSendsEachActionToItsRouteAndKeepsOnlyLeadersErrors() {
+    // Given partition 0 removing fetchers (all replicas) and partition 1 truncating (leader only)
+    PartitionKey p0 = new PartitionKey(TOPIC, 0);
+    PartitionKey p1 = new PartitionKey(TOPIC, 1);
+    Map<PartitionKey, PartitionPlacement> placements = new LinkedHashMap<>();
+    placements.put(p0, new PartitionPlacement(p0, 1, List.of(1, 2, 3)));
+    placements.put(p1, new PartitionPlacement(p1, 2, List.of(2, 1, 3)));
+    MirrorDriver.Observation observation =
+        new MirrorDriver.Observation(
+            List.of(), placements, Map.of(1, "127.0.0.1", 2, "127.0.0.1", 3, "127.0.0.1"));
+    FailoverPlan plan =
+        new FailoverPlan(
+            List.of(
+                new PartitionDecision(
+                    p0, Action.REMOVE_FETCHERS, PartitionPhase.MIRRORING, null, null),
+                new PartitionDecision(p1, Action.TRUNCATE, PartitionPhase.STOPPING, null, null)),
+            List.of(),
+            FailoverPlan.CatchUp.NOT_APPLICABLE,
+            List.of());
+    // And broker 3 unreachable (a follower of both)
+    control.unreachable(3);
+    Map<Action, Long> calls = new EnumMap<>(Action.class);
+
+    // When executed
+    MirrorDriver.RoundResult result =
+        driver.execute("ns/orders-mirror", mirror(Map.of()), plan, observation, calls);
+
+    // Then remove-fetchers went to all three replicas of p0, truncate only to p1's leader 2
+    assertThat(control.calls())
+        .filteredOn(c -> c.what().equals("REMOVE_FETCHERS"))
+        .extracting(TestingBrokerControl.Call::brokerId)
+        .containsExactlyInAnyOrder(1, 2, 3);
+    assertThat(control.calls())
+        .filteredOn(c -> c.what().equals("TRUNCATE"))
+        .extracting(TestingBrokerControl.Call::brokerId)
+        .containsExactly(2);
+    // And the unreachable follower is no leader error: both partitions' leaders succeeded
+    assertThat(result.leaderErrors()).isEmpty();
+    assertThat(result.succeeded()).isEqualTo(3);
+    assertThat(calls).containsEntry(Action.REMOVE_FETCHERS, 3L).containsEntry(Action.TRUNCATE, 1L);
+
+    // When the leader itself fails, Then its error is kept for the partition
+    control.fail(Action.TRUNCATE, "LEADER_MOVED");
+    MirrorDriver.RoundResult failed =
+        driver.execute(
+            "ns/orders-mirror", mirror(Map.of()), plan, observation, new EnumMap<>(Action.class));
+    assertThat(failed.leaderErrors()).containsOnlyKeys(p1);
+    assertThat(failed.leaderErrors().get(p1)).startsWith("LEADER_MOVED: ").contains("broker 2");
+  }
+
+  @Test
+  void aPartitionWithoutALeaderIsNotCalledAndSaysSo() {
+    PartitionKey p0 = new PartitionKey(TOPIC, 0);
+    MirrorDriver.Observation observation =
+        new MirrorDriver.Observation(
+            List.of(),
+            Map.of(p0, new PartitionPlacement(p0, null, List.of(1, 2))),
+            Map.of(1, "127.0.0.1", 2, "127.0.0.1"));
+    FailoverPlan plan =
+        new FailoverPlan(
+            List.of(
+                new PartitionDecision(
+                    p0, Action.WRITE_BARRIER, PartitionPhase.STOPPING, null, null)),
+            List.of(),
+            FailoverPlan.CatchUp.NOT_APPLICABLE,
+            List.of());
+
+    MirrorDriver.RoundResult result =
+        driver.execute(
+            "ns/orders-mirror", mirror(Map.of()), plan, observation, new EnumMap<>(Action.class));
+
+    assertThat(control.calls()).isEmpty();
+    assertThat(result.leaderErrors().get(p0)).contains(p0.toString()).contains("no leader");
+  }
+}

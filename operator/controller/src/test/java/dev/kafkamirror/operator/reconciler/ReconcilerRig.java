@@ -1,0 +1,137 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
+import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
+import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
+import dev.kafkamirror.operator.api.v1alpha1.DestinationCluster;
+import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
+import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
+import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
+import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link ClusterMirrorReconciler} wired to the Testing* fakes: a destination of three brokers
+ * (broker 1 leads), its plugins, the status subresource, finalizers, Events, Secrets. Close it.
+ */
+final class ReconcilerRig implements AutoCloseable {
+
+  static final String NS = "ns";
+  static final String NAME = "orders-mirror";
+  static final String SOURCE_ID = "SRCSRCSRCSRCSRCSRCSRC1";
+  static final String TOPIC = "orders";
+  static final String CONTROL_SECRET = "control";
+  static final Instant NOW = Instant.parse("2026-12-01T05:00:00Z");
+
+  final Journal journal = new Journal();
+  final TestingClusterAdmin destination =
+      new TestingClusterAdmin("destination", List.of(1, 2, 3), journal);
+  final TestingClusterAdmin source = new TestingClusterAdmin("source", List.of(7), journal);
+  final TestingBrokerControl control = new TestingBrokerControl(journal);
+  final TestingStatusWriter statusWriter = new TestingStatusWriter(journal);
+  final TestingFinalizers finalizers = new TestingFinalizers(journal);
+  final TestingEventRecorder events = new TestingEventRecorder();
+  final Map<String, Secret> secrets = new ConcurrentHashMap<>();
+  final AtomicLong nanoTime = new AtomicLong(1_000_000_000L);
+  final ReconcilerSettings settings = new ReconcilerSettings(12, 1_000L, 30_000L, 1_000L, 1_000);
+  private final ExecutorService executor = Executors.newFixedThreadPool(4);
+  final ClusterMirrorReconciler reconciler;
+
+  ReconcilerRig() {
+    secrets.put(
+        CONTROL_SECRET,
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName(CONTROL_SECRET)
+            .withNamespace(NS)
+            .addToAnnotations(SecretOptIn.ANNOTATION, "*")
+            .endMetadata()
+            .withStringData(Map.of("secret", "control-secret-0123456789"))
+            .build());
+    reconciler =
+        new ClusterMirrorReconciler(
+            new SpecResolver((ns, name) -> NS.equals(ns) ? secrets.get(name) : null),
+            new AdminClients(
+                (label, properties, timeoutMs) ->
+                    label.endsWith(" destination") ? destination : source),
+            new MirrorDriver(control, executor),
+            statusWriter,
+            finalizers,
+            events,
+            new ClusterMirrorMetrics(new SimpleMeterRegistry()),
+            Clock.fixed(NOW, ZoneOffset.UTC),
+            nanoTime::get,
+            settings);
+  }
+
+  /** {@code partitions} partitions of {@link #TOPIC} on the destination, each mirroring. */
+  ReconcilerRig mirroring(int partitions) {
+    destination.topic(TOPIC, partitions);
+    source.topic(TOPIC, partitions);
+    for (int p = 0; p < partitions; p++) {
+      control.mirroring(TOPIC, p, NAME, SOURCE_ID);
+    }
+    return this;
+  }
+
+  /** A ClusterMirror of {@link #TOPIC} wanting {@code state}, with {@code deletionPolicy}. */
+  static ClusterMirror clusterMirror(MirrorState state, DeletionPolicy deletionPolicy) {
+    ClusterMirror cr = new ClusterMirror();
+    cr.getMetadata().setNamespace(NS);
+    cr.getMetadata().setName(NAME);
+    cr.getMetadata().setUid("uid-" + NAME);
+    cr.getMetadata().setGeneration(1L);
+    cr.getMetadata().setResourceVersion("1");
+    ClusterMirrorSpec spec = new ClusterMirrorSpec();
+    SourceCluster s = new SourceCluster();
+    s.setBootstrapServers("source.example:9092");
+    s.setClusterId(SOURCE_ID);
+    spec.setSource(s);
+    DestinationCluster d = new DestinationCluster();
+    d.setBootstrapServers("destination.example:9092");
+    ControlEndpoint c = new ControlEndpoint();
+    c.setPort(9443);
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName(CONTROL_SECRET);
+    ref.setKey("secret");
+    c.setSecretRef(ref);
+    d.setControl(c);
+    spec.setDestination(d);
+    TopicSelection topics = new TopicSelection();
+    topics.setNames(List.of(TOPIC));
+    spec.setTopics(topics);
+    spec.setState(state);
+    spec.setDeletionPolicy(deletionPolicy);
+    cr.setSpec(spec);
+    return cr;
+  }
+
+  UpdateControl<ClusterMirror> reconcile(ClusterMirror cr) {
+    return reconciler.reconcile(cr, TestingContext.of(false));
+  }
+
+  /** Lets {@code ms} pass on the reconciler's monotonic clock. */
+  void advanceMs(long ms) {
+    nanoTime.addAndGet(ms * 1_000_000L);
+  }
+
+  @Override
+  public void close() {
+    reconciler.close();
+    executor.shutdownNow();
+  }
+}

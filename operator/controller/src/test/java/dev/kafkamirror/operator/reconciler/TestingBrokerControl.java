@@ -1,0 +1,219 @@
+package dev.kafkamirror.operator.reconciler;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.operator.control.BrokerControl;
+import dev.kafkamirror.operator.control.ControlClient;
+import dev.kafkamirror.operator.control.ControlResult;
+import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.PartitionKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The destination's plugins in memory: one registration and stop state per partition, moved along
+ * by the calls the way the plugin moves it (start registers, remove-fetchers begins the stop, each
+ * later step records the next durable step, make-writable STOPPED). Every call is journaled with
+ * its broker; a broker can be made unreachable and an action can be made to fail.
+ */
+final class TestingBrokerControl implements BrokerControl {
+
+  /** One partition's state as its leader would describe it. */
+  static final class Partition {
+    volatile String mirrorName;
+    volatile String mirrorState;
+    volatile String sourceClusterId;
+    volatile String stopStep;
+    volatile Long barrierOffset;
+    volatile long lagRecords;
+  }
+
+  /** One call as the fake received it. */
+  record Call(String what, int brokerId, List<PartitionKey> keys, String sourceClusterId) {}
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private final Map<PartitionKey, Partition> partitions = new ConcurrentHashMap<>();
+  private final Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
+  private final Set<Integer> withoutRegistration = ConcurrentHashMap.newKeySet();
+  private final Map<Action, String> failures = new ConcurrentHashMap<>();
+  private final List<Call> calls = new CopyOnWriteArrayList<>();
+  private final Journal journal;
+
+  TestingBrokerControl(Journal journal) {
+    this.journal = journal;
+  }
+
+  /** The partition, created unregistered on first use. */
+  Partition partition(String topic, int partition) {
+    return partitions.computeIfAbsent(new PartitionKey(topic, partition), k -> new Partition());
+  }
+
+  /** A partition registered and mirroring from {@code sourceClusterId} under {@code mirror}. */
+  void mirroring(String topic, int partition, String mirror, String sourceClusterId) {
+    Partition p = partition(topic, partition);
+    p.mirrorName = mirror;
+    p.mirrorState = "MIRRORING";
+    p.sourceClusterId = sourceClusterId;
+  }
+
+  /** Broker {@code brokerId} describes every partition without a mirror registration. */
+  void withoutRegistration(int brokerId) {
+    withoutRegistration.add(brokerId);
+  }
+
+  void unreachable(int brokerId) {
+    unreachable.add(brokerId);
+  }
+
+  /** Every later call of {@code action} fails on the leader with {@code code}. */
+  void fail(Action action, String code) {
+    failures.put(action, code);
+  }
+
+  List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  @Override
+  public List<ControlResult> describe(
+      int brokerId, String address, ControlClient.Channel channel, List<PartitionKey> keys) {
+    calls.add(new Call("DESCRIBE", brokerId, List.copyOf(keys), null));
+    List<ControlResult> out = new ArrayList<>();
+    for (PartitionKey key : keys) {
+      if (unreachable.contains(brokerId)) {
+        out.add(unreachableResult(key, brokerId, address));
+        continue;
+      }
+      out.add(new ControlResult(key, brokerId, describeBody(key, brokerId), null, null));
+    }
+    return out;
+  }
+
+  private ObjectNode describeBody(PartitionKey key, int brokerId) {
+    Partition p = partition(key.topic(), key.partition());
+    ObjectNode body = MAPPER.createObjectNode();
+    body.put(Fields.TOPIC, key.topic());
+    body.put(Fields.PARTITION, key.partition());
+    body.put(Fields.Describe.ROLE, "LEADER");
+    body.put(Fields.Describe.LEADER_ID, brokerId);
+    body.put(Fields.Describe.LEADER_EPOCH, 3);
+    body.put(Fields.Describe.LOG_END_OFFSET, 10L);
+    body.put(Fields.Describe.HIGH_WATERMARK, 10L);
+    body.put(Fields.Describe.LAST_STABLE_OFFSET, 10L);
+    if (p.mirrorState != null && !withoutRegistration.contains(brokerId)) {
+      ObjectNode m = body.putObject(Fields.Describe.MIRROR);
+      m.put(Fields.Mirror.MIRROR_NAME, p.mirrorName);
+      m.put(Fields.Mirror.STATE, p.mirrorState);
+      m.put(Fields.Mirror.SOURCE_CLUSTER_ID, p.sourceClusterId);
+      m.put(Fields.Mirror.EXPECTED_SOURCE_CLUSTER_ID, p.sourceClusterId);
+      m.put(Fields.Mirror.LAST_MIRRORED_OFFSET, 9L);
+      m.put(Fields.Mirror.LAG_RECORDS, p.lagRecords);
+    }
+    if (p.stopStep != null) {
+      ObjectNode s = body.putObject(Fields.Describe.STOP);
+      s.put(Fields.Stop.STEP, p.stopStep);
+      s.put(Fields.Stop.STATE_LEADER_EPOCH, 3);
+      s.put(Fields.Stop.TRUNCATED_TO_OFFSET, 10L);
+      s.put(Fields.Stop.LAST_MIRRORED_OFFSET, 9L);
+      if (p.barrierOffset != null) {
+        s.put(Fields.Stop.BARRIER_OFFSET, p.barrierOffset);
+      }
+      s.put(Fields.Stop.SOURCE_CLUSTER_ID, p.sourceClusterId);
+    }
+    return body;
+  }
+
+  @Override
+  public List<ControlResult> act(
+      Action action,
+      int brokerId,
+      String address,
+      ControlClient.Channel channel,
+      List<PartitionKey> keys,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source) {
+    if (!action.callsBroker()) {
+      throw new IllegalArgumentException("action " + action + " makes no control call");
+    }
+    calls.add(new Call(action.name(), brokerId, List.copyOf(keys), sourceClusterId));
+    journal.add("control " + action + " broker=" + brokerId + " " + keys);
+    List<ControlResult> out = new ArrayList<>();
+    for (PartitionKey key : keys) {
+      if (unreachable.contains(brokerId)) {
+        out.add(unreachableResult(key, brokerId, address));
+        continue;
+      }
+      String failure = failures.get(action);
+      if (failure != null) {
+        out.add(
+            new ControlResult(
+                key,
+                brokerId,
+                null,
+                failure,
+                action + " on broker " + brokerId + " for " + key + ": injected " + failure));
+        continue;
+      }
+      Partition p = partition(key.topic(), key.partition());
+      synchronized (p) {
+        apply(action, p, mirrorName, sourceClusterId, source);
+      }
+      ObjectNode body = MAPPER.createObjectNode();
+      body.put(Fields.TOPIC, key.topic());
+      body.put(Fields.PARTITION, key.partition());
+      out.add(new ControlResult(key, brokerId, body, null, null));
+    }
+    return out;
+  }
+
+  private static void apply(
+      Action action,
+      Partition p,
+      String mirrorName,
+      String sourceClusterId,
+      ControlRequest.MirrorSource source) {
+    switch (action) {
+      case START_MIRRORING -> {
+        p.mirrorName = mirrorName;
+        p.mirrorState = "MIRRORING";
+        p.sourceClusterId = source.clusterId();
+      }
+      case PAUSE -> p.mirrorState = "PAUSED";
+      case RESUME -> p.mirrorState = "MIRRORING";
+      case REMOVE_FETCHERS -> {
+        p.mirrorState = "STOPPING";
+        if (p.stopStep == null) {
+          p.stopStep = "FETCHERS_REMOVED";
+        }
+      }
+      case TRUNCATE -> p.stopStep = "TRUNCATED";
+      case PERSIST_OFFSETS -> p.stopStep = "OFFSETS_PERSISTED";
+      case WRITE_BARRIER -> {
+        p.stopStep = "BARRIER_WRITTEN";
+        p.barrierOffset = 10L;
+      }
+      case MAKE_WRITABLE -> {
+        p.stopStep = "STOPPED";
+        p.mirrorState = "STOPPED";
+      }
+      default -> throw new IllegalArgumentException(action.name());
+    }
+  }
+
+  private static ControlResult unreachableResult(PartitionKey key, int brokerId, String address) {
+    return new ControlResult(
+        key,
+        brokerId,
+        null,
+        ControlResult.UNREACHABLE,
+        "control endpoint of broker " + brokerId + " at " + address + " unreachable: refused");
+  }
+}

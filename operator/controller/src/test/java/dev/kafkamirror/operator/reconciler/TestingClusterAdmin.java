@@ -1,0 +1,129 @@
+package dev.kafkamirror.operator.reconciler;
+
+import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.TopicSelector;
+import dev.kafkamirror.operator.kafka.ClusterAdmin;
+import dev.kafkamirror.operator.kafka.PartitionPlacement;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A destination (or source) cluster's metadata in memory: brokers on 127.0.0.1, topics with their
+ * partition count, every partition led by the first broker and replicated on all. It can be made
+ * unreachable ({@link #failWith}).
+ */
+final class TestingClusterAdmin implements ClusterAdmin {
+
+  private final String label;
+  private final List<Integer> brokers;
+  private final Map<String, Integer> topics = new ConcurrentHashMap<>();
+  private final Map<String, String> uncleanTopics = new ConcurrentHashMap<>();
+  private final Journal journal;
+  private volatile String failure;
+  private volatile boolean closed;
+
+  TestingClusterAdmin(String label, List<Integer> brokers, Journal journal) {
+    this.label = label;
+    this.brokers = List.copyOf(brokers);
+    this.journal = journal;
+  }
+
+  TestingClusterAdmin topic(String name, int partitions) {
+    topics.put(name, partitions);
+    return this;
+  }
+
+  TestingClusterAdmin uncleanElection(String topic, String where) {
+    uncleanTopics.put(topic, where);
+    return this;
+  }
+
+  /** Every later call throws with {@code message}; null heals. */
+  void failWith(String message) {
+    this.failure = message;
+  }
+
+  boolean closed() {
+    return closed;
+  }
+
+  private void check(String what) throws KafkaCallException {
+    String f = failure;
+    if (f != null) {
+      throw new KafkaCallException("cannot " + what + " on " + label + ": " + f, null);
+    }
+  }
+
+  @Override
+  public String clusterId() throws KafkaCallException {
+    check("describe the cluster id");
+    return label + "-id";
+  }
+
+  @Override
+  public Map<Integer, String> brokerHosts() throws KafkaCallException {
+    check("list the brokers");
+    Map<Integer, String> out = new TreeMap<>();
+    brokers.forEach(b -> out.put(b, "127.0.0.1"));
+    return out;
+  }
+
+  @Override
+  public Set<String> topicNames() throws KafkaCallException {
+    check("list topics");
+    return new TreeSet<>(topics.keySet());
+  }
+
+  @Override
+  public List<PartitionPlacement> placements(TopicSelector selector) throws KafkaCallException {
+    check("describe topics");
+    List<PartitionPlacement> out = new ArrayList<>();
+    for (String topic : selector.select(topicNames())) {
+      for (int p = 0; p < topics.get(topic); p++) {
+        out.add(new PartitionPlacement(new PartitionKey(topic, p), brokers.get(0), brokers));
+      }
+    }
+    out.sort((a, b) -> a.key().compareTo(b.key()));
+    return out;
+  }
+
+  @Override
+  public Map<String, Integer> partitionCounts(Collection<String> names) throws KafkaCallException {
+    check("describe topics " + names);
+    Map<String, Integer> out = new TreeMap<>();
+    names.forEach(n -> out.put(n, topics.get(n)));
+    return out;
+  }
+
+  @Override
+  public Map<String, String> uncleanLeaderElectionTopics(TopicSelector selector)
+      throws KafkaCallException {
+    check("describe the configs");
+    Map<String, String> out = new TreeMap<>();
+    for (String topic : selector.select(topicNames())) {
+      if (uncleanTopics.containsKey(topic)) {
+        out.put(topic, uncleanTopics.get(topic));
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
+      throws KafkaCallException {
+    check("create topics");
+    journal.add("createTopics " + new TreeMap<>(partitionCounts) + " rf=" + replicationFactor);
+    partitionCounts.forEach(topics::putIfAbsent);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+}
