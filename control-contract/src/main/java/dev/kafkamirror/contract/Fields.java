@@ -113,6 +113,18 @@ public final class Fields {
      */
     public static final String KNOWN_FROM = "knownFrom";
 
+    /**
+     * With {@link MirrorState#FAILED}: a {@link MirrorFailure} name saying why fetching halted for
+     * good ({@link #LAST_ERROR} has the details: offsets, ids, the way out).
+     */
+    public static final String FAILED_REASON = "failedReason";
+
+    /**
+     * The id of the source topic this partition mirrors, recorded before its first mirrored append;
+     * absent before that.
+     */
+    public static final String SOURCE_TOPIC_ID = "sourceTopicId";
+
     private Mirror() {}
   }
 

@@ -14,7 +14,14 @@ public enum MirrorState {
    * Describe only: fetching halted for good because the source reported another cluster id than the
    * one the mirror was registered with; {@code registeredState} holds the registration's state.
    */
-  SOURCE_MISMATCH;
+  SOURCE_MISMATCH,
+  /**
+   * Describe only: fetching halted for good because mirroring on could no longer keep the partition
+   * identical to its source; {@code failedReason} names why (a {@link MirrorFailure}), {@code
+   * registeredState} holds the registration's state. The partition stays read-only; a stop
+   * (failover) still works and keeps what was mirrored.
+   */
+  FAILED;
 
   /** The state named {@code name}, or null for null or a name this contract does not know. */
   public static MirrorState parse(String name) {

@@ -190,6 +190,11 @@ public final class FailoverPlanner {
     if (sourceMismatch(o) && intent.target() != MirrorIntent.Target.STOPPED) {
       return new PartitionDecision(key, Action.NONE, phase, step, sourceMismatchMessage(o));
     }
+    if (haltedReason(o) != null && intent.target() != MirrorIntent.Target.STOPPED) {
+      // The plugin halted this mirror for good (describe state FAILED, e.g.
+      // SourceTopicRecreated); registering again does not resume it.
+      return new PartitionDecision(key, Action.NONE, phase, step, haltedMessage(o));
+    }
     return switch (intent.target()) {
       case MIRRORING ->
           switch (phase) {
@@ -284,11 +289,15 @@ public final class FailoverPlanner {
           new PartitionDecision(key, Action.REMOVE_FETCHERS, phase, null, null);
       // The plugin stopped fetching from a source that reported another cluster id; everything
       // it appended came from the verified source, so the stop may proceed.
+      // Likewise a mirror the plugin halted (FAILED) holds only records that match its source.
       case FAILED ->
           sourceMismatch(o)
               ? new PartitionDecision(
                   key, Action.REMOVE_FETCHERS, phase, null, sourceMismatchMessage(o))
-              : new PartitionDecision(key, Action.NONE, phase, step, null);
+              : haltedReason(o) != null
+                  ? new PartitionDecision(
+                      key, Action.REMOVE_FETCHERS, phase, null, haltedMessage(o))
+                  : new PartitionDecision(key, Action.NONE, phase, step, null);
       case STOPPING -> stoppingWithoutStep(o, phase);
       default -> new PartitionDecision(key, Action.NONE, phase, step, null);
     };
@@ -428,6 +437,8 @@ public final class FailoverPlanner {
       case STOPPING -> PartitionPhase.STOPPING;
       // Never MIRRORING: nothing is fetched from a source whose identity does not match.
       case SOURCE_MISMATCH -> PartitionPhase.FAILED;
+      // Halted for good by the plugin; failedReason says why.
+      case FAILED -> PartitionPhase.FAILED;
       // A stop-aware plugin reports STOPPED only with its stop state; without it, trust
       // make-writable.
       case STOPPED -> d.stopAware() ? PartitionPhase.STOPPING : PartitionPhase.STOPPED;
@@ -442,6 +453,29 @@ public final class FailoverPlanner {
     return o.described() != null
         && o.described().mirror() != null
         && SOURCE_MISMATCH_STATE.equals(o.described().mirror().state());
+  }
+
+  /**
+   * The reason the leader's plugin halted the partition for good (describe state {@code FAILED}, a
+   * {@link dev.kafkamirror.contract.MirrorFailure} name such as {@code SourceTopicRecreated}), or
+   * null.
+   */
+  public static String haltedReason(PartitionObservation o) {
+    if (o.described() == null
+        || o.described().mirror() == null
+        || MirrorState.parse(o.described().mirror().state()) != MirrorState.FAILED) {
+      return null;
+    }
+    String reason = o.described().mirror().failedReason();
+    return reason == null ? Reasons.PARTITIONS_FAILED : reason;
+  }
+
+  /** The halt's reason and the plugin's message, for the partition's status and Events. */
+  static String haltedMessage(PartitionObservation o) {
+    String error = o.described().mirror().lastError();
+    return haltedReason(o)
+        + ": "
+        + (error != null ? error : "partition " + o.key() + ": the plugin halted mirroring");
   }
 
   static String sourceMismatchMessage(PartitionObservation o) {

@@ -78,7 +78,29 @@ public record PartitionObservation(
       String expectedSourceClusterId,
       Long lastMirroredOffset,
       Long lagRecords,
-      String lastError) {}
+      String lastError,
+      String failedReason) {
+
+    /** Without a failed reason (describe state other than FAILED). */
+    public Mirror(
+        String mirrorName,
+        String state,
+        String sourceClusterId,
+        String expectedSourceClusterId,
+        Long lastMirroredOffset,
+        Long lagRecords,
+        String lastError) {
+      this(
+          mirrorName,
+          state,
+          sourceClusterId,
+          expectedSourceClusterId,
+          lastMirroredOffset,
+          lagRecords,
+          lastError,
+          null);
+    }
+  }
 
   /** {@code describe.stop}: the durable stop state, absent before a stop starts. */
   public record Stop(

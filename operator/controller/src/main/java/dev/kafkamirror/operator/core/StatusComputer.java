@@ -134,6 +134,16 @@ public final class StatusComputer {
     } else if (sourceMismatch(in.observations()) != null) {
       degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
       degradedMessage = sourceMismatch(in.observations());
+    } else if (halted(in.observations()) != null) {
+      // The plugin's own reason (SourceTopicRecreated, SourceRetentionOverrun, ...).
+      PartitionObservation first = halted(in.observations());
+      degradedReason = FailoverPlanner.haltedReason(first);
+      degradedMessage =
+          in.observations().stream().filter(o -> FailoverPlanner.haltedReason(o) != null).count()
+              + " partitions halted mirroring ("
+              + degradedReason
+              + "): "
+              + FailoverPlanner.haltedMessage(first);
     } else if (in.plan() != null && !in.plan().stopHazards().isEmpty()) {
       degradedReason = Reasons.UNCLEAN_LEADER_ELECTION_ENABLED;
       degradedMessage = summarize(in.plan().stopHazards());
@@ -336,6 +346,14 @@ public final class StatusComputer {
                 "no partition failed"));
     status.setConditions(conditions);
     return status;
+  }
+
+  /** The first partition the plugin halted for good (describe state FAILED), or null. */
+  private static PartitionObservation halted(List<PartitionObservation> observations) {
+    return observations.stream()
+        .filter(o -> FailoverPlanner.haltedReason(o) != null)
+        .findFirst()
+        .orElse(null);
   }
 
   /** How many partitions stopped fetching for a source cluster mismatch, and the first reason. */

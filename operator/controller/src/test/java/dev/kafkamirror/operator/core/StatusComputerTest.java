@@ -238,6 +238,52 @@ class StatusComputerTest {
   }
 
   @Test
+  void aPartitionThePluginHaltedIsDegradedWithThePluginsReasonAndCanStillBeStopped() {
+    // Given one partition mirroring and one the plugin halted: its source topic was created again
+    PartitionObservation.Mirror halted =
+        new PartitionObservation.Mirror(
+            "orders",
+            "FAILED",
+            Observations.SOURCE,
+            Observations.SOURCE,
+            49L,
+            -1L,
+            "orders-1 of mirror orders: the source topic orders now has topic id NEW, but this"
+                + " partition mirrors topic id OLD",
+            "SourceTopicRecreated");
+    List<PartitionObservation> os =
+        List.of(described(0, mirror("MIRRORING", 0), null), described(1, halted, null));
+
+    // When the status is computed for Mirroring
+    ClusterMirrorStatus s = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+
+    // Then Degraded with the plugin's reason and both ids, never Mirroring=True, the partition
+    // FAILED with the reason in its message, and lag not 0
+    assertThat(condition(s, "Degraded").getStatus()).isEqualTo("True");
+    assertThat(condition(s, "Degraded").getReason()).isEqualTo("SourceTopicRecreated");
+    assertThat(condition(s, "Degraded").getMessage()).contains("NEW", "OLD");
+    assertThat(condition(s, "Mirroring").getStatus()).isEqualTo("False");
+    assertThat(s.getPartitionCounts().getFailed()).isEqualTo(1);
+    assertThat(s.getPartitions())
+        .filteredOn(p -> p.getPartition() == 1)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.getState()).isEqualTo("FAILED");
+              assertThat(p.getMessage()).startsWith("SourceTopicRecreated: ").contains("NEW");
+              assertThat(java.util.Objects.equals(p.getLagRecords(), 0L)).as("lag 0").isFalse();
+            });
+
+    // And a stop still removes its fetchers: what it holds matches its source
+    FailoverPlan stop = FailoverPlanner.plan(intent(MirrorIntent.Target.STOPPED), os, null, 0);
+    assertThat(stop.decisions())
+        .filteredOn(d -> d.key().partition() == 1)
+        .singleElement()
+        .extracting(PartitionDecision::action)
+        .isEqualTo(Action.REMOVE_FETCHERS);
+  }
+
+  @Test
   void aStopHeldBackByUncleanElectionIsDegradedWithItsOwnReason() {
     // Given a mirroring partition of a topic that allows unclean leader election
     List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 0), null));

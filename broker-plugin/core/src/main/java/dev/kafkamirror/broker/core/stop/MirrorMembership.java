@@ -11,6 +11,10 @@ import java.util.Objects;
  *
  * @param clientProperties the source client's properties without secrets, so that a replica that
  *     adopts the partition from this record can resume a plain-text mirror when it leads
+ * @param sourceTopicId the id of the source topic this partition mirrors, as the leader saw it
+ *     before its first mirrored append; null in records of plugins that did not record it. Every
+ *     leader checks the source's topic id against it, so that a source topic deleted and created
+ *     again under the same name is never appended after the old one's records
  */
 public record MirrorMembership(
     String topicId,
@@ -20,7 +24,8 @@ public record MirrorMembership(
     String expectedSourceClusterId,
     int writerBrokerId,
     Map<String, String> clientProperties,
-    long recordedAtMs) {
+    long recordedAtMs,
+    String sourceTopicId) {
 
   public MirrorMembership {
     Objects.requireNonNull(topicId, "topicId");
@@ -30,6 +35,28 @@ public record MirrorMembership(
       throw new IllegalArgumentException("partition must be >= 0, got " + partition);
     }
     clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
+  }
+
+  /** A membership without the source topic's id (as plugins before it wrote). */
+  public MirrorMembership(
+      String topicId,
+      int partition,
+      String topic,
+      String mirrorName,
+      String expectedSourceClusterId,
+      int writerBrokerId,
+      Map<String, String> clientProperties,
+      long recordedAtMs) {
+    this(
+        topicId,
+        partition,
+        topic,
+        mirrorName,
+        expectedSourceClusterId,
+        writerBrokerId,
+        clientProperties,
+        recordedAtMs,
+        null);
   }
 
   /** The stop-state key of this partition under its mirror. */

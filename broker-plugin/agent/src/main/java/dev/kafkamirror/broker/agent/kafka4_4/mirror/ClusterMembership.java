@@ -226,6 +226,22 @@ public final class ClusterMembership {
                 + existing.get().mirrorName());
         return false;
       }
+      String recreated =
+          dev.kafkamirror.broker.core.mirror.SourceAlignment.topicRecreated(
+              tp + " of mirror " + entry.mirrorName(),
+              tp.topic(),
+              existing.get().sourceTopicId(),
+              entry.sourceTopicIdFor(id));
+      if (recreated != null) {
+        // Another leader recorded the source topic this partition mirrors, and it is not the one
+        // this broker sees now.
+        entry.fail(
+            dev.kafkamirror.broker.core.mirror.SourceAlignment.SOURCE_TOPIC_RECREATED,
+            recreated,
+            id);
+        LOG.error("{}", recreated);
+        return false;
+      }
       requestHolder(store, existing.get());
       return true;
     }
@@ -238,7 +254,8 @@ public final class ClusterMembership {
             entry.expectedSourceClusterId(),
             store.brokerId(),
             entry.persistableClientProperties(),
-            System.currentTimeMillis());
+            System.currentTimeMillis(),
+            entry.sourceTopicIdFor(id));
     try {
       store.writeMembership(m, WRITE_TIMEOUT_MS);
     } catch (StopStateUnavailableException e) {

@@ -1,6 +1,7 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
 import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
+import dev.kafkamirror.broker.core.mirror.SourceAlignment;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +71,10 @@ final class MirrorAppender {
     }
     long first = batches.get(0).baseOffset();
     long last = batches.get(batches.size() - 1).lastOffset();
-    if (first != logEnd) {
+    // Above the log end: the offsets in between are not on the source (its cleaner removed them).
+    // Across the end of an empty log: Kafka starts the log at the batch's base, as for a follower.
+    if (SourceAlignment.firstBatch(log.logStartOffset(), logEnd, first, batches.get(0).lastOffset())
+        == SourceAlignment.FirstBatch.REFUSE) {
       throw new MirrorAppendException(
           partition.topicPartition()
               + ": the source batch starts at offset "
@@ -113,6 +117,29 @@ final class MirrorAppender {
     advanceHighWatermark(partition, log);
     BrokerHandles.completeDelayedFetches(partition.topicPartition());
     return new Appended(first, appendedLast, batches.size());
+  }
+
+  /**
+   * Raises the leader's log start offset to {@code offset} (at or below its high watermark) under
+   * the leader-ISR read lock, as Kafka's deleteRecords does; followers follow from fetch responses.
+   */
+  static void raiseLogStart(Partition partition, UnifiedLog log, long offset) {
+    try {
+      ReentrantReadWriteLock lock =
+          (ReentrantReadWriteLock) LEADER_ISR_UPDATE_LOCK.invoke(partition);
+      lock.readLock().lock();
+      try {
+        log.maybeIncrementLogStartOffset(
+            offset,
+            org.apache.kafka.storage.internals.log.LogStartOffsetIncrementReason
+                .LeaderOffsetIncremented);
+      } finally {
+        lock.readLock().unlock();
+      }
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "cannot raise the log start offset of " + partition.topicPartition(), e);
+    }
   }
 
   /**

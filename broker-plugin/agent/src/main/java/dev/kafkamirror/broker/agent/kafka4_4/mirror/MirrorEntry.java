@@ -26,6 +26,12 @@ public final class MirrorEntry {
   private volatile String sourceMismatch;
   private volatile String observedSourceClusterId;
   private volatile String knownFrom = ClusterMembership.FROM_START;
+  private volatile String sourceTopicId;
+  private volatile String sourceTopicIdPinnedFor;
+  private volatile String failedReason;
+  private volatile String failedMessage;
+  private volatile String failedForTopicId;
+  private volatile long alignLogStartTo = -1L;
 
   MirrorEntry(String mirrorName, MirrorState state) {
     this.mirrorName = mirrorName;
@@ -149,6 +155,84 @@ public final class MirrorEntry {
     this.knownFrom = origin;
   }
 
+  /**
+   * The id of the source topic this partition mirrors, recorded before its first mirrored append
+   * into the destination topic whose id is {@code destinationTopicId}; null when none is recorded
+   * for that destination topic (a destination topic deleted and created again starts afresh).
+   */
+  String sourceTopicIdFor(String destinationTopicId) {
+    String pinnedFor = sourceTopicIdPinnedFor;
+    if (pinnedFor != null && !pinnedFor.equals(destinationTopicId)) {
+      return null;
+    }
+    return sourceTopicId;
+  }
+
+  /** The recorded source topic id, whatever destination topic it was recorded for. */
+  public String sourceTopicId() {
+    return sourceTopicId;
+  }
+
+  /** The destination topic id the source topic id was recorded for; null when not known. */
+  String sourceTopicIdPinnedFor() {
+    return sourceTopicIdPinnedFor;
+  }
+
+  void pinSourceTopicId(String sourceId, String destinationTopicId) {
+    this.sourceTopicId = sourceId;
+    this.sourceTopicIdPinnedFor = destinationTopicId;
+  }
+
+  /**
+   * Halts fetching of this partition for good, while the destination topic is the one whose id is
+   * {@code destinationTopicId}: {@code reason} (a {@link dev.kafkamirror.contract.MirrorFailure}
+   * name) and {@code message} are reported by describe as state FAILED. The partition stays
+   * read-only; a stop still works. Not persisted: the fetcher finds the same fault again after a
+   * restart, from the recorded source topic id and the source's offsets.
+   */
+  void fail(String reason, String message, String destinationTopicId) {
+    this.failedMessage = message;
+    this.failedForTopicId = destinationTopicId;
+    this.failedReason = reason;
+    this.lastError = message;
+  }
+
+  /**
+   * Why fetching halted for good for the destination topic whose id is {@code destinationTopicId},
+   * or null; a failure recorded for another incarnation of the destination topic is dropped.
+   */
+  String failedReasonFor(String destinationTopicId) {
+    String reason = failedReason;
+    if (reason != null
+        && failedForTopicId != null
+        && !failedForTopicId.equals(destinationTopicId)) {
+      failedReason = null;
+      failedMessage = null;
+      failedForTopicId = null;
+      return null;
+    }
+    return reason;
+  }
+
+  /**
+   * Why fetching halted for good (a {@link dev.kafkamirror.contract.MirrorFailure} name), or null.
+   */
+  public String failedReason() {
+    return failedReason;
+  }
+
+  /**
+   * The source's log start offset the local log start is to be raised to once the high watermark
+   * passed it (the source's log start lay inside the first mirrored batch); -1 for none.
+   */
+  long alignLogStartTo() {
+    return alignLogStartTo;
+  }
+
+  void alignLogStartTo(long offset) {
+    this.alignLogStartTo = offset;
+  }
+
   /** Whether client writes must be refused. */
   public boolean readOnly() {
     return state != MirrorState.STOPPED;
@@ -168,6 +252,9 @@ public final class MirrorEntry {
   public Map<String, Object> describe(long localLogEndOffset, boolean leader) {
     long lag = sourceHighWatermark < 0 ? -1L : sourceHighWatermark - localLogEndOffset;
     String error = lastError;
+    String failed = failedReason;
+    boolean halted =
+        failed != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
     if (lag < 0 && sourceHighWatermark >= 0) {
       lag = -1L;
       if (leader && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED)) {
@@ -181,31 +268,49 @@ public final class MirrorEntry {
         error = error == null ? ahead : ahead + "; " + error;
       }
     }
+    if (halted && lag == 0) {
+      // A halted mirror does not follow its source: never "lag 0".
+      lag = -1L;
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put(Fields.Mirror.MIRROR_NAME, mirrorName);
     String mismatch = sourceMismatch;
-    boolean halted =
+    boolean mismatched =
         mismatch != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
+    halted &= !mismatched;
     // A mirror that stopped fetching because its source is another cluster is never reported as
     // MIRRORING: the operator maps SOURCE_MISMATCH to a failed partition (SourceClusterMismatch).
+    // A mirror halted for good (FAILED) is never reported as MIRRORING either: the operator maps
+    // FAILED to a failed partition with failedReason as its reason.
     out.put(
         Fields.Mirror.STATE,
-        halted ? dev.kafkamirror.contract.MirrorState.SOURCE_MISMATCH.name() : state.name());
-    if (halted) {
+        mismatched
+            ? dev.kafkamirror.contract.MirrorState.SOURCE_MISMATCH.name()
+            : halted ? dev.kafkamirror.contract.MirrorState.FAILED.name() : state.name());
+    if (mismatched) {
       out.put(Fields.Mirror.REGISTERED_STATE, state.name());
       out.put(Fields.Mirror.SOURCE_MISMATCH, mismatch);
       out.put(Fields.Mirror.OBSERVED_SOURCE_CLUSTER_ID, observedSourceClusterId);
     }
+    if (halted) {
+      out.put(Fields.Mirror.REGISTERED_STATE, state.name());
+      out.put(Fields.Mirror.FAILED_REASON, failed);
+    }
     out.put(Fields.Mirror.KNOWN_FROM, knownFrom);
     out.put(Fields.Mirror.SOURCE_CLUSTER_ID, sourceClusterId);
     out.put(Fields.Mirror.EXPECTED_SOURCE_CLUSTER_ID, expectedSourceClusterId);
+    if (sourceTopicId != null) {
+      out.put(Fields.Mirror.SOURCE_TOPIC_ID, sourceTopicId);
+    }
     out.put(Fields.Mirror.LAST_MIRRORED_OFFSET, lastMirroredOffset);
     out.put(Fields.Mirror.SOURCE_HIGH_WATERMARK, sourceHighWatermark);
     out.put(Fields.Mirror.SOURCE_LOG_START_OFFSET, sourceLogStartOffset);
     out.put(Fields.Mirror.LAG_RECORDS, lag);
     out.put(Fields.Mirror.BATCHES_APPENDED, batchesAppended);
-    if (halted) {
+    if (mismatched) {
       error = mismatch;
+    } else if (halted && failedMessage != null) {
+      error = failedMessage;
     }
     if (error != null) {
       out.put(Fields.Mirror.LAST_ERROR, error);

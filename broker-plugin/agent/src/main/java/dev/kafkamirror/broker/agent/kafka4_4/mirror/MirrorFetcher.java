@@ -4,6 +4,7 @@ import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
 import dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
+import dev.kafkamirror.broker.core.mirror.SourceAlignment;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.storage.internals.log.UnifiedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Option;
@@ -117,10 +119,17 @@ final class MirrorFetcher extends Thread {
       }
       Option<Partition> partition = rm.get().onlinePartition(e.getKey());
       if (partition.isDefined() && partition.get().isLeader()) {
+        String destinationTopicId = destinationTopicId(partition.get());
+        if (e.getValue().failedReasonFor(destinationTopicId) != null) {
+          continue;
+        }
+        if (e.getValue().sourceTopicIdFor(destinationTopicId) == null) {
+          // The source topic id is recorded from fresh metadata only.
+          metadataStale = true;
+        }
         active.put(e.getKey(), partition.get());
       }
     }
-    checkStopState(active);
     if (active.isEmpty()) {
       return false;
     }
@@ -140,12 +149,40 @@ final class MirrorFetcher extends Thread {
       metadataRefreshedAtMs = now;
       metadataStale = false;
     }
+    // Before the membership is recorded (it carries the source topic id) and before any append.
+    checkSourceTopicIds(active);
+    checkStopState(active);
+    if (active.isEmpty()) {
+      return false;
+    }
     Map<Node, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
     Map<Uuid, String> topicNames = new HashMap<>();
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
       TopicPartition tp = e.getKey();
       Node leader = source.leaderOf(tp);
-      Uuid topicId = source.topicIdOf(tp.topic());
+      // Fetched by the recorded source topic id, never by name: a source topic created again under
+      // the same name is answered UNKNOWN_TOPIC_ID, not with the new topic's records.
+      String pinned =
+          registry
+              .entry(tp)
+              .map(m -> m.sourceTopicIdFor(destinationTopicId(e.getValue())))
+              .orElse(null);
+      Uuid topicId = pinned == null ? null : Uuid.fromString(pinned);
+      if (source.topicIdOf(tp.topic()) == null) {
+        registry
+            .entry(tp)
+            .ifPresent(
+                m ->
+                    m.error(
+                        "the source topic "
+                            + tp.topic()
+                            + " does not exist on source "
+                            + source.key()
+                            + " (deleted?); not fetching "
+                            + tp));
+        metadataStale = true;
+        continue;
+      }
       if (leader == null || topicId == null) {
         registry
             .entry(tp)
@@ -167,7 +204,149 @@ final class MirrorFetcher extends Thread {
         byLeader.entrySet()) {
       progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active);
     }
+    for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
+      registry.entry(e.getKey()).ifPresent(m -> alignLogStart(e.getKey(), m, e.getValue()));
+    }
     return progressed;
+  }
+
+  /** The topic id of the local partition's log, or null while it has none. */
+  private static String destinationTopicId(Partition partition) {
+    if (partition.log().isEmpty()) {
+      return null;
+    }
+    return partition.log().get().topicId().map(Uuid::toString).orElse(null);
+  }
+
+  /**
+   * Pins each partition to the id its source topic has now, the first time (durably, before the
+   * membership record and any append), and afterwards halts a partition whose source topic has
+   * another id: it was deleted and created again, and its records must not follow the old ones.
+   */
+  private void checkSourceTopicIds(Map<TopicPartition, Partition> active) {
+    java.util.Iterator<Map.Entry<TopicPartition, Partition>> it = active.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<TopicPartition, Partition> e = it.next();
+      TopicPartition tp = e.getKey();
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      Uuid current = source.topicIdOf(tp.topic());
+      String destinationTopicId = destinationTopicId(e.getValue());
+      if (entry == null || current == null || destinationTopicId == null) {
+        continue;
+      }
+      String pinned = entry.sourceTopicIdFor(destinationTopicId);
+      if (pinned == null) {
+        registry.pinSourceTopicId(entry, current.toString(), destinationTopicId);
+        LOG.info(
+            "mirror {}: {} mirrors source topic {} with topic id {}",
+            entry.mirrorName(),
+            tp,
+            tp.topic(),
+            current);
+        continue;
+      }
+      String recreated =
+          SourceAlignment.topicRecreated(
+              tp + " of mirror " + entry.mirrorName(), tp.topic(), pinned, current.toString());
+      if (recreated != null) {
+        entry.fail(SourceAlignment.SOURCE_TOPIC_RECREATED, recreated, destinationTopicId);
+        LOG.error("{}", recreated);
+        it.remove();
+      }
+    }
+  }
+
+  /**
+   * The source answered OFFSET_OUT_OF_RANGE at the local log end: lists the source's offsets and
+   * starts an empty local log at the source's log start, halts a partition that fell behind the
+   * source's retention, or reports why it fetches again. Never skips a record silently.
+   *
+   * @return true when the local log was started at the source's log start
+   */
+  private boolean outOfRange(TopicPartition tp, MirrorEntry entry, Partition partition) {
+    long[] offsets;
+    try {
+      offsets = source.logOffsets(tp);
+    } catch (Exception ex) {
+      String message =
+          tp
+              + " on source "
+              + source.key()
+              + ": OFFSET_OUT_OF_RANGE, and the source's offsets cannot be listed: "
+              + ex;
+      entry.error(message);
+      LOG.warn("mirror {}: {}", entry.mirrorName(), message);
+      return false;
+    }
+    entry.sourceOffsets(offsets[1], offsets[0]);
+    synchronized (entry) {
+      if (entry.state() != MirrorState.MIRRORING || !partition.isLeader()) {
+        return false;
+      }
+      UnifiedLog log = partition.localLogOrException();
+      SourceAlignment.OutOfRange decision =
+          SourceAlignment.outOfRange(
+              tp + " of mirror " + entry.mirrorName(),
+              log.logStartOffset(),
+              log.logEndOffset(),
+              offsets[0],
+              offsets[1]);
+      if (decision instanceof SourceAlignment.StartAt start) {
+        long emptyAt = log.logEndOffset();
+        partition.truncateFullyAndStartAt(start.offset(), false, Optional.of(start.offset()));
+        LOG.info(
+            "mirror {}: {} was empty at offset {} and the source's log starts at {}: the local"
+                + " log now starts there (followers follow through Kafka's out-of-range"
+                + " handling)",
+            entry.mirrorName(),
+            tp,
+            emptyAt,
+            start.offset());
+        return true;
+      }
+      if (decision instanceof SourceAlignment.Halt halt) {
+        entry.fail(halt.reason(), halt.message(), destinationTopicId(partition));
+        LOG.error("mirror {}: {}", entry.mirrorName(), halt.message());
+        return false;
+      }
+      String message = ((SourceAlignment.Retry) decision).message();
+      if (!message.equals(entry.lastError())) {
+        LOG.warn("mirror {}: {}", entry.mirrorName(), message);
+      }
+      entry.error(message);
+      return false;
+    }
+  }
+
+  /**
+   * Raises the local log start to the source's, once the high watermark passed it, after the first
+   * mirrored batch held records below the source's log start (Kafka started the log at the batch's
+   * base offset). Followers take the leader's log start from their fetch responses.
+   */
+  private static void alignLogStart(TopicPartition tp, MirrorEntry entry, Partition partition) {
+    long target = entry.alignLogStartTo();
+    if (target < 0) {
+      return;
+    }
+    synchronized (entry) {
+      if (entry.state() != MirrorState.MIRRORING || !partition.isLeader()) {
+        return;
+      }
+      UnifiedLog log = partition.localLogOrException();
+      if (log.logStartOffset() >= target) {
+        entry.alignLogStartTo(-1L);
+        return;
+      }
+      if (log.highWatermark() >= target) {
+        MirrorAppender.raiseLogStart(partition, log, target);
+        entry.alignLogStartTo(-1L);
+        LOG.info(
+            "mirror {}: {} log start raised to the source's log start {}",
+            entry.mirrorName(),
+            tp,
+            target);
+      }
+    }
   }
 
   /**
@@ -269,6 +448,10 @@ final class MirrorFetcher extends Thread {
         continue;
       }
       Errors error = Errors.forCode(pd.errorCode());
+      if (error == Errors.OFFSET_OUT_OF_RANGE) {
+        progressed |= outOfRange(tp, entry, partition);
+        continue;
+      }
       if (error != Errors.NONE) {
         entry.error(tp + " on source " + source.key() + ": " + error.name());
         if (error == Errors.NOT_LEADER_OR_FOLLOWER
@@ -293,8 +476,15 @@ final class MirrorFetcher extends Thread {
           continue;
         }
         try {
+          UnifiedLog log = partition.localLogOrException();
+          boolean wasEmpty = log.logStartOffset() == log.logEndOffset();
           MirrorAppender.Appended appended = MirrorAppender.append(partition, memory);
           if (appended != null) {
+            if (wasEmpty && pd.logStartOffset() > log.logStartOffset()) {
+              // The source's log start lies inside the first batch: Kafka started the local log
+              // at the batch's base offset; raised to the source's once the HW passed it.
+              entry.alignLogStartTo(pd.logStartOffset());
+            }
             entry.progress(
                 appended.lastOffset(), pd.highWatermark(), pd.logStartOffset(), appended.batches());
             progressed = true;

@@ -63,6 +63,7 @@ public final class MirrorRegistry {
       entry.persistableClientProperties(row.clientProperties());
       entry.knownFrom(
           row.knownFrom() == null ? ClusterMembership.FROM_REGISTRY_FILE : row.knownFrom());
+      entry.pinSourceTopicId(row.sourceTopicId(), row.sourceTopicIdFor());
       entry.error("restored after a broker restart from " + file.path());
       entries.put(tp, entry);
       mirrors |= entry.readOnly();
@@ -92,12 +93,23 @@ public final class MirrorRegistry {
     entry.expectedSourceClusterId(m.expectedSourceClusterId());
     entry.persistableClientProperties(m.clientProperties());
     entry.knownFrom(ClusterMembership.FROM_CLUSTER_RECORD);
+    entry.pinSourceTopicId(m.sourceTopicId(), m.sourceTopicId() == null ? null : m.topicId());
     entries.put(tp, entry);
     persist();
     if (state == MirrorState.MIRRORING && m.clientProperties().containsKey("bootstrap.servers")) {
       ensureFetcher(m.mirrorName(), MirrorRegistryFile.toProperties(m.clientProperties()));
     }
     return entry;
+  }
+
+  /**
+   * Records the id of the source topic {@code entry} mirrors into the destination topic {@code
+   * destinationTopicId}, durably (registry file) before the caller appends anything.
+   */
+  synchronized void pinSourceTopicId(
+      MirrorEntry entry, String sourceTopicId, String destinationTopicId) {
+    entry.pinSourceTopicId(sourceTopicId, destinationTopicId);
+    persist();
   }
 
   private void persist() {

@@ -36,7 +36,13 @@ final class MirrorRegistryFile {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  /** One persisted partition. */
+  /**
+   * One persisted partition.
+   *
+   * @param sourceTopicId the source topic id recorded before the first mirrored append; null in
+   *     files written before it was recorded
+   * @param sourceTopicIdFor the destination topic id it was recorded for
+   */
   record Row(
       String topic,
       int partition,
@@ -44,7 +50,31 @@ final class MirrorRegistryFile {
       String state,
       String expectedSourceClusterId,
       Map<String, String> clientProperties,
-      String knownFrom) {}
+      String knownFrom,
+      String sourceTopicId,
+      String sourceTopicIdFor) {
+
+    /** A row without a recorded source topic id. */
+    Row(
+        String topic,
+        int partition,
+        String mirrorName,
+        String state,
+        String expectedSourceClusterId,
+        Map<String, String> clientProperties,
+        String knownFrom) {
+      this(
+          topic,
+          partition,
+          mirrorName,
+          state,
+          expectedSourceClusterId,
+          clientProperties,
+          knownFrom,
+          null,
+          null);
+    }
+  }
 
   /** The file exists but cannot be read: empty, cut short or not the registry's JSON. */
   static final class UnreadableRegistryException extends Exception {
@@ -165,7 +195,9 @@ final class MirrorRegistryFile {
                     e.state().name(),
                     e.expectedSourceClusterId(),
                     e.persistableClientProperties(),
-                    e.knownFrom())));
+                    e.knownFrom(),
+                    e.sourceTopicId(),
+                    e.sourceTopicIdPinnedFor())));
     return rows;
   }
 }

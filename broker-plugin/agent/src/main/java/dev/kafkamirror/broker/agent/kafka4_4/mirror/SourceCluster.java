@@ -133,12 +133,30 @@ final class SourceCluster implements AutoCloseable {
     return admin.describeCluster().clusterId().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
   }
 
-  /** Refreshes leaders and topic ids of {@code partitions}' topics. */
+  /**
+   * Refreshes leaders and topic ids of {@code partitions}' topics. A topic the source does not have
+   * (deleted) loses its topic id and leaders here, so that its partitions are not fetched, without
+   * holding up the other topics.
+   */
   void refreshMetadata(Collection<TopicPartition> partitions) throws Exception {
     List<String> topics = partitions.stream().map(TopicPartition::topic).distinct().toList();
-    Map<String, TopicDescription> descriptions =
-        admin.describeTopics(topics).allTopicNames().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-    for (TopicDescription description : descriptions.values()) {
+    Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> futures =
+        admin.describeTopics(topics).topicNameValues();
+    List<TopicDescription> descriptions = new java.util.ArrayList<>();
+    for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> f :
+        futures.entrySet()) {
+      try {
+        descriptions.add(f.getValue().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!(e.getCause()
+            instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+        topicIds.remove(f.getKey());
+        leaders.keySet().removeIf(tp -> tp.topic().equals(f.getKey()));
+      }
+    }
+    for (TopicDescription description : descriptions) {
       topicIds.put(description.name(), description.topicId());
       for (TopicPartitionInfo info : description.partitions()) {
         TopicPartition tp = new TopicPartition(description.name(), info.partition());
@@ -157,6 +175,27 @@ final class SourceCluster implements AutoCloseable {
 
   Uuid topicIdOf(String topic) {
     return topicIds.get(topic);
+  }
+
+  /**
+   * The source partition's log start offset and high watermark (listed now, read_uncommitted).
+   *
+   * @return {log start, high watermark}
+   */
+  long[] logOffsets(TopicPartition tp) throws Exception {
+    Map<TopicPartition, org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo>
+        earliest =
+            admin
+                .listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest()))
+                .all()
+                .get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    Map<TopicPartition, org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo>
+        latest =
+            admin
+                .listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                .all()
+                .get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    return new long[] {earliest.get(tp).offset(), latest.get(tp).offset()};
   }
 
   void forget(TopicPartition tp) {

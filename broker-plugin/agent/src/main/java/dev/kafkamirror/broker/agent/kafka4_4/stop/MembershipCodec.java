@@ -18,7 +18,8 @@ import java.util.Map;
  * <ul>
  *   <li>membership: key {@code {"v":0,"kind":"mirror-member","mirror":"m","topicId":"…",
  *       "partition":3}}, value {@code {"v":0,"topic":"t","writerBrokerId":1,
- *       "expectedSourceClusterId":"…","clientProperties":{…},"recordedAtMs":…}};
+ *       "expectedSourceClusterId":"…","clientProperties":{…},"recordedAtMs":…,
+ *       "sourceTopicId":"…"}} ({@code sourceTopicId} absent in records of earlier plugins);
  *   <li>holder acknowledgement: key {@code {"v":0,"kind":"mirror-member-holder","mirror":"m",
  *       "topicId":"…","partition":3,"broker":2}}, value {@code {"v":0,"topic":"t","ackedAtMs":…}}.
  * </ul>
@@ -71,6 +72,9 @@ final class MembershipCodec {
     ObjectNode props = node.putObject("clientProperties");
     m.clientProperties().forEach(props::put);
     node.put("recordedAtMs", m.recordedAtMs());
+    if (m.sourceTopicId() != null) {
+      node.put("sourceTopicId", m.sourceTopicId());
+    }
     return bytes(node);
   }
 
@@ -125,6 +129,7 @@ final class MembershipCodec {
         }
         JsonNode expected = v.get("expectedSourceClusterId");
         JsonNode recorded = v.get("recordedAtMs");
+        JsonNode sourceTopicId = v.get("sourceTopicId");
         return new Decoded(
             new MirrorMembership(
                 topicId,
@@ -134,7 +139,8 @@ final class MembershipCodec {
                 expected == null || expected.isNull() ? null : expected.asText(),
                 integer(v, "writerBrokerId", where),
                 props,
-                recorded == null ? 0L : recorded.asLong()),
+                recorded == null ? 0L : recorded.asLong(),
+                sourceTopicId == null || sourceTopicId.isNull() ? null : sourceTopicId.asText()),
             topicId,
             partition,
             null);

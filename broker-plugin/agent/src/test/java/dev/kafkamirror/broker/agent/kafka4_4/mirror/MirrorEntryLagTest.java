@@ -41,6 +41,39 @@ class MirrorEntryLagTest {
   }
 
   @Test
+  void aHaltedMirrorIsFailedWithItsReasonNeverMirroringAndNeverLagZero() {
+    // Given a mirror leader caught up to 50 whose source topic was created again
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(50, 0);
+    entry.fail("SourceTopicRecreated", "orders-0: topic id NEW, but mirrors OLD", "DST");
+    // When described
+    Map<String, Object> d = entry.describe(50, true);
+    // Then FAILED with the reason, the registration's state and the message; lag not 0
+    assertThat(d.get("state")).isEqualTo("FAILED");
+    assertThat(d.get("failedReason")).isEqualTo("SourceTopicRecreated");
+    assertThat(d.get("registeredState")).isEqualTo("MIRRORING");
+    assertThat((String) d.get("lastError")).contains("NEW", "OLD");
+    assertThat(d.get("lagRecords")).isEqualTo(-1L);
+    // And a halted mirror behind its source shows the records it misses
+    entry.sourceOffsets(100, 80);
+    assertThat(entry.describe(50, true).get("lagRecords")).isEqualTo(50L);
+    // And the failure belongs to that destination topic: a new one (another id) starts afresh
+    assertThat(entry.failedReasonFor("DST")).isEqualTo("SourceTopicRecreated");
+    assertThat(entry.failedReasonFor("DST-2")).isNull();
+    assertThat(entry.describe(50, true).get("state")).isEqualTo("MIRRORING");
+  }
+
+  @Test
+  void theSourceTopicIdBelongsToTheDestinationTopicItWasRecordedFor() {
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    assertThat(entry.sourceTopicIdFor("DST")).isNull();
+    entry.pinSourceTopicId("SRC", "DST");
+    assertThat(entry.sourceTopicIdFor("DST")).isEqualTo("SRC");
+    assertThat(entry.sourceTopicIdFor("DST-2")).isNull();
+    assertThat(entry.describe(0, true).get("sourceTopicId")).isEqualTo("SRC");
+  }
+
+  @Test
   void anUnknownSourceIsUnknownLag() {
     MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
     assertThat(entry.describe(0, true).get("lagRecords")).isEqualTo(-1L);

@@ -28,6 +28,26 @@ class MirrorRegistryFileTest {
   }
 
   @Test
+  void theRecordedSourceTopicIdReadsBackAndAnOlderFileHasNone() throws Exception {
+    // Given a row with the source topic id recorded for a destination topic id
+    MirrorRegistryFile file = new MirrorRegistryFile(dir);
+    MirrorRegistryFile.Row pinned =
+        new MirrorRegistryFile.Row(
+            "orders", 0, "m", "MIRRORING", "src", Map.of(), "start", "SRC-TOPIC", "DST-TOPIC");
+    file.write(List.of(pinned));
+    assertThat(file.read()).containsExactly(pinned);
+
+    // And a file written before the id was recorded reads with none
+    Files.writeString(
+        file.path(),
+        "[{\"topic\":\"orders\",\"partition\":0,\"mirrorName\":\"m\",\"state\":\"MIRRORING\","
+            + "\"expectedSourceClusterId\":\"src\",\"clientProperties\":{},\"knownFrom\":\"start\"}]");
+    assertThat(file.read())
+        .containsExactly(
+            new MirrorRegistryFile.Row("orders", 0, "m", "MIRRORING", "src", Map.of(), "start"));
+  }
+
+  @Test
   void noFileMeansNoRows() throws Exception {
     assertThat(new MirrorRegistryFile(dir).read()).isEmpty();
   }

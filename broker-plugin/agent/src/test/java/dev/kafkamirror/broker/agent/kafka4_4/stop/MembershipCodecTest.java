@@ -34,6 +34,37 @@ class MembershipCodecTest {
   }
 
   @Test
+  void theSourceTopicIdReadsBackAndARecordWithoutOneHasNone() throws Exception {
+    // Given a membership that records the source topic's id
+    MirrorMembership withSource =
+        new MirrorMembership(
+            M.topicId(),
+            7,
+            "orders",
+            "a-to-b",
+            "src-id",
+            2,
+            Map.of(),
+            1_000L,
+            "c291cmNldG9waWNpZDEyMw");
+    // Then it reads back as written, and one written without it reads back without it
+    assertThat(
+            MembershipCodec.decode(
+                    MembershipCodec.memberKey(withSource),
+                    MembershipCodec.memberValue(withSource),
+                    WHERE)
+                .member()
+                .sourceTopicId())
+        .isEqualTo("c291cmNldG9waWNpZDEyMw");
+    assertThat(
+            MembershipCodec.decode(
+                    MembershipCodec.memberKey(M), MembershipCodec.memberValue(M), WHERE)
+                .member()
+                .sourceTopicId())
+        .isNull();
+  }
+
+  @Test
   void aHolderRecordNamesTheBroker() throws Exception {
     byte[] key = MembershipCodec.holderKey(M, 3);
     assertThat(MembershipCodec.kindOf(key)).isEqualTo(MembershipCodec.HOLDER);

@@ -1,0 +1,455 @@
+package dev.kafkamirror.broker.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.testing.kafka.KafkaCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.record.internal.FileLogInputStream;
+import org.apache.kafka.common.record.internal.FileRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The mirror copies what the source holds, also when the source changes underneath it (issue 12
+ * items 2 to 4): a source topic deleted and created again is never appended after the old one's
+ * records; a source whose log starts above 0 is mirrored from there with identical offsets on every
+ * destination replica; a destination that fell behind the source's retention says so and skips
+ * nothing; a compacted source (offset gaps inside and between batches) is copied batch for batch.
+ *
+ * <p>One source (single node, a fast log cleaner) and one destination (two brokers, so that a
+ * follower's own handling of the leader's log start is seen) for all scenarios; each scenario uses
+ * its own topics.
+ */
+class SourceFidelityIT {
+
+  private static final String MIRROR = "fidelity";
+
+  private static KafkaCluster source;
+  private static KafkaCluster destination;
+
+  @BeforeAll
+  static void start() {
+    source =
+        AgentClusters.withAgent("fidelity-a")
+            .singleNode()
+            .brokerProperty("log.cleaner.backoff.ms", "200")
+            .brokerProperty("delete.topic.enable", "true")
+            .start();
+    destination = AgentClusters.withAgent("fidelity-b").controllerPlusBrokers(2).start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (destination != null) {
+      destination.close();
+    }
+    if (source != null) {
+      source.close();
+    }
+  }
+
+  @Test
+  void aSourceTopicDeletedAndCreatedAgainFailsThePartitionAndIsNeverAppended() throws Exception {
+    // Given a topic mirrored from the source with offsets 0..49
+    String topic = "recreated";
+    source.createTopic(topic, 1, 1, Map.of());
+    List<String> firstIncarnation = ProducerWrites.idempotent(source, topic, "old", 50);
+    Uuid oldId = sourceTopicId(topic);
+    startOnEveryDestinationBroker(topic);
+    awaitDestinationHighWatermark(topic, 50);
+
+    // When the source topic is deleted, created again under the same name, and 120 records are
+    // written to the new one
+    try (Admin admin = source.admin()) {
+      admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    }
+    createAgainWhenDeleted(topic);
+    Uuid newId = sourceTopicId(topic);
+    assertThat(newId).isNotEqualTo(oldId);
+    ProducerWrites.idempotent(source, topic, "new", 120);
+
+    // Then the partition is FAILED with SourceTopicRecreated naming both topic ids, and the
+    // destination keeps exactly the first incarnation's 0..49
+    JsonNode mirror = awaitFailedOrAppended(topic, 50);
+    assertThat(leaderDescribe(topic).get("logEndOffset").asLong())
+        .as("destination log end (a record of the new incarnation appended?) " + mirror)
+        .isEqualTo(50);
+    assertThat(mirror.get("state").asText()).as(mirror.toString()).isEqualTo("FAILED");
+    assertThat(mirror.get("failedReason").asText()).isEqualTo("SourceTopicRecreated");
+    assertThat(mirror.get("lastError").asText())
+        .contains(oldId.toString(), newId.toString(), topic);
+    assertThat(mirror.get("lagRecords").asLong()).isNotZero();
+    Thread.sleep(1_000);
+    assertThat(leaderDescribe(topic).get("logEndOffset").asLong()).isEqualTo(50);
+    assertThat(readValues(destination, topic)).containsExactlyElementsOf(firstIncarnation);
+  }
+
+  @Test
+  void aSourceWhoseLogStartIsAboveZeroIsMirroredFromThereOnEveryReplica() throws Exception {
+    // Given a source partition with 100 records, one batch each, whose log start was raised to 60
+    String topic = "log-start";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    source.createTopic(topic, 1, 1, Map.of());
+    ProducerWrites.idempotent(source, topic, "r", 100);
+    deleteRecordsBefore(tp, 60);
+
+    // When a new, empty destination topic (RF 2) mirrors it
+    startOnEveryDestinationBroker(topic);
+
+    // Then every destination replica starts its log at 60 and holds the source's batches 60..99
+    // exactly
+    awaitDestinationHighWatermark(topic, 100);
+    List<String> expected = batchesFrom(source, source.brokerIds().get(0), tp, 60);
+    assertThat(expected).hasSize(40);
+    for (int broker : destination.brokerIds()) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                var d = MirrorOps.control(destination, broker).describe(topic, 0);
+                JsonNode p = d.result(topic, 0);
+                assertThat(p.get("logStartOffset").asLong()).as("broker " + broker).isEqualTo(60);
+                assertThat(p.get("logEndOffset").asLong()).as("broker " + broker).isEqualTo(100);
+              });
+      assertThat(batchesFrom(destination, broker, tp, 0))
+          .as("broker " + broker)
+          .isEqualTo(expected);
+    }
+    JsonNode mirror = leaderDescribe(topic).get("mirror");
+    assertThat(mirror.get("state").asText()).as(mirror.toString()).isEqualTo("MIRRORING");
+    assertThat(mirror.get("lagRecords").asLong()).isZero();
+
+    // And mirroring goes on from there
+    ProducerWrites.idempotent(source, topic, "more", 10);
+    awaitDestinationHighWatermark(topic, 110);
+  }
+
+  @Test
+  void aDestinationBehindTheSourcesRetentionFailsWithSourceRetentionOverrun() throws Exception {
+    // Given a mirror at 50 that is paused while the source goes on to 100 and drops all below 80
+    String topic = "overrun";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    source.createTopic(topic, 1, 1, Map.of());
+    ProducerWrites.idempotent(source, topic, "r", 50);
+    startOnEveryDestinationBroker(topic);
+    awaitDestinationHighWatermark(topic, 50);
+    int leader = destination.leaderOf(tp);
+    MirrorOps.control(destination, leader).call(ControlCall.PAUSE, topic, null, 0);
+    ProducerWrites.idempotent(source, topic, "later", 50);
+    deleteRecordsBefore(tp, 80);
+
+    // When it resumes
+    MirrorOps.control(destination, leader).call(ControlCall.RESUME, topic, null, 0);
+
+    // Then it is FAILED with SourceRetentionOverrun naming both offsets, and nothing is skipped
+    JsonNode mirror = awaitFailedOrAppended(topic, 50);
+    assertThat(leaderDescribe(topic).get("logEndOffset").asLong()).isEqualTo(50);
+    assertThat(mirror.get("state").asText()).as(mirror.toString()).isEqualTo("FAILED");
+    assertThat(mirror.get("failedReason").asText()).isEqualTo("SourceRetentionOverrun");
+    assertThat(mirror.get("lastError").asText()).contains(topic, "50", "80");
+    assertThat(mirror.get("lagRecords").asLong()).isEqualTo(50);
+    Thread.sleep(1_000);
+    assertThat(leaderDescribe(topic).get("logEndOffset").asLong()).isEqualTo(50);
+  }
+
+  @Test
+  void aCompactedSourceIsMirroredBatchForBatch() throws Exception {
+    // Given a compacted source topic whose cleaner removed whole batches and records inside
+    // batches
+    String topic = "compacted";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    source.createTopic(
+        topic,
+        1,
+        1,
+        Map.of(
+            "cleanup.policy", "compact",
+            "segment.ms", "500",
+            "min.cleanable.dirty.ratio", "0.01",
+            "min.compaction.lag.ms", "0",
+            "delete.retention.ms", "3600000"));
+    try (KafkaProducer<String, String> producer = plainProducer(source)) {
+      // ten batches of one record at the log's start, all overwritten: the cleaned log's first
+      // batch starts above its log start 0
+      for (int batch = 0; batch < 10; batch++) {
+        producer
+            .send(new ProducerRecord<>(topic, "hot", "first-" + batch))
+            .get(30, TimeUnit.SECONDS);
+      }
+      for (int batch = 0; batch < 40; batch++) {
+        // ten records per batch: five keys shared by every batch (only the newest survive) and
+        // five keys of this batch alone
+        for (int r = 0; r < 10; r++) {
+          String key = r % 2 == 0 ? "shared-" + r : "own-" + batch + "-" + r;
+          producer.send(new ProducerRecord<>(topic, key, "v-" + batch + "-" + r));
+        }
+        producer.flush();
+        // and a batch of one record whose key is overwritten by every next one
+        producer.send(new ProducerRecord<>(topic, "hot", "hot-" + batch)).get(30, TimeUnit.SECONDS);
+        // so that segments roll (segment.ms) and the cleaner has several to clean
+        Thread.sleep(100);
+      }
+    }
+    awaitCleaned(tp);
+
+    List<String> cleaned = batchesFrom(source, source.brokerIds().get(0), tp, 0);
+    assertThat(cleaned.get(0)).as("the first batch after cleaning").doesNotStartWith("0..");
+
+    // When an empty destination topic mirrors it
+    long end = MirrorOps.logEnd(source, topic);
+    startOnEveryDestinationBroker(topic);
+    awaitDestinationHighWatermark(topic, end);
+
+    // Then each destination replica holds the same batches: offsets, CRCs and records
+    List<String> expected = batchesFrom(source, source.brokerIds().get(0), tp, 0);
+    for (int broker : destination.brokerIds()) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () ->
+                  assertThat(batchesFrom(destination, broker, tp, 0))
+                      .as("broker " + broker)
+                      .isEqualTo(expected));
+    }
+    JsonNode mirror = leaderDescribe(topic).get("mirror");
+    assertThat(mirror.get("state").asText()).as(mirror.toString()).isEqualTo("MIRRORING");
+  }
+
+  // --- helpers
+
+  private static void startOnEveryDestinationBroker(String topic) {
+    destination.createTopic(topic, 1, 2, Map.of());
+    for (int broker : destination.brokerIds()) {
+      JsonNode started =
+          MirrorOps.control(destination, broker)
+              .startMirroring(MIRROR, source.bootstrapServers(), source.clusterId(), topic, 0)
+              .result(topic, 0);
+      assertThat(started.has("error")).as(started.toString()).isFalse();
+    }
+  }
+
+  private static JsonNode leaderDescribe(String topic) {
+    int leader = destination.leaderOf(new TopicPartition(topic, 0));
+    return MirrorOps.control(destination, leader).describe(topic, 0).result(topic, 0);
+  }
+
+  private static void awaitDestinationHighWatermark(String topic, long offset) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode d = leaderDescribe(topic);
+              assertThat(d.get("highWatermark").asLong()).as(d.toString()).isEqualTo(offset);
+            });
+  }
+
+  /**
+   * Waits until the leader's describe shows the partition FAILED, or its log grew beyond {@code
+   * logEnd}; the mirror fields then.
+   */
+  private static JsonNode awaitFailedOrAppended(String topic, long logEnd) {
+    JsonNode[] last = new JsonNode[1];
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode d = leaderDescribe(topic);
+              last[0] = d.get("mirror");
+              assertThat(
+                      "FAILED".equals(last[0].get("state").asText())
+                          || d.get("logEndOffset").asLong() > logEnd)
+                  .as(d.toString())
+                  .isTrue();
+            });
+    return last[0];
+  }
+
+  private static Uuid sourceTopicId(String topic) throws Exception {
+    try (Admin admin = source.admin()) {
+      return admin
+          .describeTopics(List.of(topic))
+          .allTopicNames()
+          .get(30, TimeUnit.SECONDS)
+          .get(topic)
+          .topicId();
+    }
+  }
+
+  /** Creates {@code topic} on the source once its deletion is complete. */
+  private static void createAgainWhenDeleted(String topic) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              try (Admin admin = source.admin()) {
+                admin
+                    .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+                return true;
+              } catch (ExecutionException e) {
+                if (e.getCause() instanceof TopicExistsException) {
+                  return false;
+                }
+                throw e;
+              }
+            });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(() -> source.leaderOf(new TopicPartition(topic, 0)) >= 0);
+  }
+
+  private static void deleteRecordsBefore(TopicPartition tp, long offset) throws Exception {
+    try (Admin admin = source.admin()) {
+      long low =
+          admin
+              .deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(offset)))
+              .lowWatermarks()
+              .get(tp)
+              .get(30, TimeUnit.SECONDS)
+              .lowWatermark();
+      assertThat(low).isEqualTo(offset);
+    }
+  }
+
+  private static KafkaProducer<String, String> plainProducer(KafkaCluster cluster) {
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.LINGER_MS_CONFIG, "1000");
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    return new KafkaProducer<>(props);
+  }
+
+  /**
+   * Waits until the source's cleaner has removed whole batches (an offset gap between batches) and
+   * records inside batches, and then until the log stays as it is for a few seconds.
+   */
+  private static void awaitCleaned(TopicPartition tp) {
+    int broker = source.brokerIds().get(0);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(() -> cleaned(batchesFrom(source, broker, tp, 0)));
+    List<String>[] previous = new List[] {List.of()};
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(3))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              List<String> now = batchesFrom(source, broker, tp, 0);
+              boolean stable = now.equals(previous[0]);
+              previous[0] = now;
+              return stable;
+            });
+  }
+
+  /** Whether the batch descriptions show a gap between batches and one inside a batch. */
+  private static boolean cleaned(List<String> batches) {
+    boolean between = false;
+    boolean inside = false;
+    long previousLast = -1;
+    for (String b : batches) {
+      String[] range = b.substring(0, b.indexOf(' ')).split("\\.\\.");
+      long base = Long.parseLong(range[0]);
+      long last = Long.parseLong(range[1]);
+      between |= previousLast >= 0 && base > previousLast + 1;
+      int records = Integer.parseInt(b.replaceAll(".* count=(\\d+) .*", "$1"));
+      inside |= records > 0 && records < last - base + 1;
+      previousLast = last;
+    }
+    return between && inside;
+  }
+
+  /**
+   * Every batch of {@code tp} on {@code broker} whose last offset is at or above {@code from}, read
+   * from its log files: offsets, CRC and each record's offset, key and value.
+   */
+  private static List<String> batchesFrom(
+      KafkaCluster cluster, int broker, TopicPartition tp, long from) throws Exception {
+    Path dir = cluster.partitionDir(broker, tp);
+    List<Path> segments;
+    try (Stream<Path> files = Files.list(dir)) {
+      segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+    }
+    List<String> out = new ArrayList<>();
+    for (Path segment : segments) {
+      try (FileRecords records = FileRecords.open(segment.toFile(), false)) {
+        for (FileLogInputStream.FileChannelRecordBatch batch : records.batches()) {
+          if (batch.lastOffset() < from) {
+            continue;
+          }
+          StringBuilder b =
+              new StringBuilder()
+                  .append(batch.baseOffset())
+                  .append("..")
+                  .append(batch.lastOffset())
+                  .append(" crc=")
+                  .append(batch.checksum())
+                  .append(" pid=")
+                  .append(batch.producerId())
+                  .append(" control=")
+                  .append(batch.isControlBatch());
+          List<String> recs = new ArrayList<>();
+          for (Record r : batch) {
+            recs.add(r.offset() + ":" + text(r.key()) + "=" + text(r.value()));
+          }
+          b.append(" count=").append(recs.size()).append(" records=").append(recs);
+          out.add(b.toString());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String text(java.nio.ByteBuffer buffer) {
+    if (buffer == null) {
+      return "null";
+    }
+    byte[] bytes = new byte[buffer.remaining()];
+    buffer.duplicate().get(bytes);
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  private static List<String> readValues(KafkaCluster cluster, String topic) {
+    return dev.kafkamirror.testing.kafka.TestClients.values(
+        dev.kafkamirror.testing.kafka.TestClients.readAll(
+            cluster.bootstrapServers(),
+            topic,
+            org.apache.kafka.common.IsolationLevel.READ_COMMITTED,
+            Duration.ofSeconds(60)));
+  }
+}
