@@ -456,14 +456,14 @@ public final class FailoverPlanner {
   }
 
   /**
-   * The reason the leader's plugin halted the partition for good (describe state {@code FAILED}, a
-   * {@link dev.kafkamirror.contract.MirrorFailure} name such as {@code SourceTopicRecreated}), or
-   * null.
+   * The reason the leader's plugin halted the partition for good (describe state {@code FAILED},
+   * the contract's {@code MirrorFailure} name, such as {@code SourceTopicRecreated}), or null.
    */
   public static String haltedReason(PartitionObservation o) {
     if (o.described() == null
         || o.described().mirror() == null
-        || MirrorState.parse(o.described().mirror().state()) != MirrorState.FAILED) {
+        || ReportedMirrorState.parse(o.described().mirror().state())
+            != ReportedMirrorState.FAILED) {
       return null;
     }
     String reason = o.described().mirror().failedReason();

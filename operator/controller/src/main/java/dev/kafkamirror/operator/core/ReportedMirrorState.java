@@ -16,7 +16,12 @@ public enum ReportedMirrorState {
   /** Writable: the partition is no longer a mirror. */
   STOPPED,
   /** Fetching halted for good: the source reported another cluster id than the registered one. */
-  SOURCE_MISMATCH;
+  SOURCE_MISMATCH,
+  /**
+   * Fetching halted for good: mirroring on could no longer keep the partition identical to its
+   * source; {@code describe.mirror.failedReason} says why (e.g. {@code SourceTopicRecreated}).
+   */
+  FAILED;
 
   /** The state named {@code name}, or null for null or a name the operator does not know. */
   public static ReportedMirrorState parse(String name) {
