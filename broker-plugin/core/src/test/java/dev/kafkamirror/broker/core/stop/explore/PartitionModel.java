@@ -94,8 +94,9 @@ final class PartitionModel {
 
   /**
    * One state of the whole system. {@code stable} is a ghost: the longest log prefix that was ever
-   * below the true last stable offset (on every in-sync replica, below the first open transaction);
-   * nothing in it may be lost.
+   * below a leader's last stable offset (below its high watermark, on every in-sync replica, below
+   * the first open transaction: what read_committed consumers were shown), up to the barrier, and
+   * through the last client write acknowledged; nothing in it may be lost.
    */
   record World(
       List<Replica> replicas,
@@ -117,21 +118,35 @@ final class PartitionModel {
   /** One action and the state it leads to; {@code violation} names a broken transition rule. */
   record Transition(String label, World next, String violation) {}
 
-  private final RuleSet rules;
-  private final Budget budget;
-  private final boolean truncationForgetsFollowerEnds;
-
   /**
+   * Two behaviours of the system around the rules that the explorer found to matter.
+   *
    * @param truncationForgetsFollowerEnds false models Kafka 4.4 as read: a leader's own truncation
    *     leaves what it knows of its followers' log ends (from their last fetch) as it was, so the
    *     next append can raise the high watermark over offsets a follower still holds diverging
    *     batches at; true models a leader that forgets them at the truncation, so the high watermark
    *     moves again only after every in-sync follower has fetched since
+   * @param callResyncsInNewEpoch false models today's executor: a call reads the state topic up to
+   *     date once, when it starts, and later writes of the same call rely on that; true models an
+   *     executor that reads it up to date again before asking the rule whenever the leader epoch is
+   *     not the one it last synced in as leader
    */
-  PartitionModel(RuleSet rules, Budget budget, boolean truncationForgetsFollowerEnds) {
+  record Options(boolean truncationForgetsFollowerEnds, boolean callResyncsInNewEpoch) {
+    /** Kafka 4.4 and the executor as they are. */
+    static final Options AS_IS = new Options(false, false);
+
+    /** Both behaviours as the findings ask for them. */
+    static final Options FIXED = new Options(true, true);
+  }
+
+  private final RuleSet rules;
+  private final Budget budget;
+  private final Options options;
+
+  PartitionModel(RuleSet rules, Budget budget, Options options) {
     this.rules = rules;
     this.budget = budget;
-    this.truncationForgetsFollowerEnds = truncationForgetsFollowerEnds;
+    this.options = options;
   }
 
   /**
@@ -153,6 +168,7 @@ final class PartitionModel {
   /** Every action enabled in {@code w}, with the state it leads to. */
   List<Transition> successors(World w) {
     List<Transition> out = new ArrayList<>();
+    StopState before = effective(w.topic());
     if (w.calls().size() < OPERATORS) {
       for (StopCall step : StopCall.values()) {
         for (int b = 0; b < REPLICAS; b++) {
@@ -161,7 +177,7 @@ final class PartitionModel {
           }
           int broker = b;
           String label = "operator calls " + step.callName() + " on broker " + b;
-          withWriteOutcomes(w, out, label, m -> m.start(step, broker));
+          withWriteOutcomes(w, before, out, label, m -> m.start(step, broker));
         }
       }
     }
@@ -175,6 +191,7 @@ final class PartitionModel {
           "operator's " + c.step().callName() + " call on broker " + c.broker() + " goes on";
       withWriteOutcomes(
           w,
+          before,
           out,
           label,
           m -> {
@@ -284,8 +301,11 @@ final class PartitionModel {
   }
 
   private void withWriteOutcomes(
-      World w, List<Transition> out, String label, java.util.function.Consumer<Mut> action) {
-    StopState before = effective(w.topic());
+      World w,
+      StopState before,
+      List<Transition> out,
+      String label,
+      java.util.function.Consumer<Mut> action) {
     for (boolean timeout : new boolean[] {false, true}) {
       if (timeout && w.budget().timeouts() == 0) {
         continue;
@@ -551,6 +571,9 @@ final class PartitionModel {
             committed = Math.min(committed, commonPrefix(logs.get(b), logs.get(leader)));
           }
         }
+        // What read_committed consumers (and acks=all clients) were told: below the leader's high
+        // watermark, and on every in-sync replica.
+        committed = Math.min(committed, hw[leader]);
         // Mirrored data only: the barrier and what follows are the stop's, not the source's.
         int s = PartitionModel.firstOpen(logs.get(leader), committed);
         for (int i = 0; i < s; i++) {
@@ -737,7 +760,7 @@ final class PartitionModel {
         logs.set(b, new ArrayList<>(log.subList(0, to)));
       }
       hw[b] = Math.min(hw[b], logs.get(b).size());
-      if (truncationForgetsFollowerEnds && b == leader) {
+      if (options.truncationForgetsFollowerEnds() && b == leader) {
         for (int i = 0; i < REPLICAS; i++) {
           knownEnd[i] = -1;
         }
@@ -876,6 +899,9 @@ final class PartitionModel {
      */
     void ask(Call c) {
       int b = c.broker();
+      if (options.callResyncsInNewEpoch() && leader == b && synced[b] != epoch) {
+        sync(b);
+      }
       if (c.step() == StopCall.TRUNCATE && StopRules.stopBegun(view(b))) {
         advanceLocal(b, LocalState.STOPPING);
       }

@@ -6,6 +6,7 @@ import dev.kafkamirror.broker.core.stop.StopStep;
 import dev.kafkamirror.broker.core.stop.rules.Decision;
 import dev.kafkamirror.broker.core.stop.rules.LocalState;
 import dev.kafkamirror.broker.core.stop.rules.StopCall;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +31,9 @@ class StopProtocolCounterexampleTest {
     // When the explorer runs
     StateExplorer.Result result =
         StopProtocolExplorationTest.explore(
-            new PartitionModel(broken, StopProtocolExplorationTest.FAULTS, true), 1);
+            new PartitionModel(
+                broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED),
+            1);
     // Then it returns a trace that ends where the leader is writable without a durable STOPPED
     assertThat(result.violation()).startsWith("writable only once STOPPED is durable");
     assertThat(result.trace().get(result.trace().size() - 1).action())
@@ -55,7 +58,9 @@ class StopProtocolCounterexampleTest {
     // When the explorer runs
     StateExplorer.Result result =
         StopProtocolExplorationTest.explore(
-            new PartitionModel(broken, StopProtocolExplorationTest.FAULTS, true), 1);
+            new PartitionModel(
+                broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED),
+            1);
     // Then the trace ends at the truncation below the recorded target
     assertThat(result.violation()).startsWith("a truncation never below a recorded target");
     assertThat(result.trace().get(result.trace().size() - 1).action())
@@ -75,11 +80,63 @@ class StopProtocolCounterexampleTest {
   void findingTheBarrierCountsAsReplicatedOnFollowerEndsFromBeforeTheTruncation() {
     // Given the real rules on a Kafka whose leader keeps its followers' ends across its truncation
     PartitionModel kafka44 =
-        new PartitionModel(RuleSet.REAL, StopProtocolExplorationTest.FAULTS, false);
+        new PartitionModel(
+            RuleSet.REAL,
+            StopProtocolExplorationTest.FAULTS,
+            new PartitionModel.Options(false, true));
     // When the explorer runs one action off the fault-free stops
     StateExplorer.Result result = StopProtocolExplorationTest.explore(kafka44, 1);
     // Then BARRIER_WRITTEN is recorded while an in-sync follower has no barrier
     assertThat(result.violation()).startsWith("a recorded barrier is on every in-sync replica");
     assertThat(result.printedTrace()).contains("records BARRIER_WRITTEN");
+  }
+
+  /** The explorer's depth-5 counterexample, action by action. */
+  static final List<String> CALL_ACROSS_TWO_LEADER_CHANGES =
+      List.of(
+          "broker 2 fetches",
+          "operator calls remove-fetchers on broker 0",
+          "operator calls remove-fetchers on broker 1",
+          "operator calls remove-fetchers on broker 2",
+          "operator calls truncate on broker 0",
+          "operator's truncate call on broker 0 goes on",
+          "operator's truncate call on broker 0 goes on",
+          "operator calls persist-offsets on broker 0",
+          "operator calls barrier on broker 0",
+          "broker 1 fetches",
+          "broker 2 fetches",
+          "leadership moves to broker 2",
+          "operator calls barrier on broker 2",
+          "operator calls make-writable on broker 2",
+          "broker 2 crashes",
+          "operator's barrier call on broker 0 goes on");
+
+  /**
+   * Finding (issue 11 item 2): a call syncs the state topic once, when it starts. A barrier call on
+   * broker 0 that waits while leadership moves to broker 2, which records BARRIER_WRITTEN and
+   * STOPPED, and comes back to broker 0 (broker 2 crashed) goes on from broker 0's table of before:
+   * the rule records BARRIER_WRITTEN in the new, higher epoch, and the stop that counts goes back
+   * from STOPPED. An executor that syncs again whenever it leads in an epoch it has not synced in
+   * does not.
+   */
+  @Test
+  void findingACallThatOutlivesTwoLeaderChangesMovesTheStopBack() {
+    // Given today's executor (one sync per call), then one that syncs again in a new epoch
+    PartitionModel today =
+        new PartitionModel(
+            RuleSet.REAL,
+            StopProtocolExplorationTest.FAULTS,
+            new PartitionModel.Options(true, false));
+    PartitionModel resyncing =
+        new PartitionModel(
+            RuleSet.REAL, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
+    // When the waiting barrier call goes on after leadership went to broker 2 and came back
+    List<StateExplorer.Step> run = StateExplorer.run(today, CALL_ACROSS_TWO_LEADER_CHANGES);
+    List<StateExplorer.Step> fixed = StateExplorer.run(resyncing, CALL_ACROSS_TWO_LEADER_CHANGES);
+    // Then today's executor moves the stop back from STOPPED; the resyncing one does not
+    assertThat(run).hasSize(CALL_ACROSS_TWO_LEADER_CHANGES.size() + 1);
+    assertThat(StopProtocolExplorationTest.firstViolation(run))
+        .startsWith("no step goes back: the recorded stop was STOPPED");
+    assertThat(StopProtocolExplorationTest.firstViolation(fixed)).isNull();
   }
 }

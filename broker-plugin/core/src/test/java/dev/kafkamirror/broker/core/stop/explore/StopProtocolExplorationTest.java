@@ -60,7 +60,7 @@ class StopProtocolExplorationTest {
   @Test
   void aTruncateRepeatedAfterTheBarrierAppendLeavesTheBarrierInPlace() {
     // Given a stop whose barrier is appended and on every replica, not yet recorded
-    PartitionModel model = new PartitionModel(RuleSet.REAL, FAULTS, true);
+    PartitionModel model = new PartitionModel(RuleSet.REAL, FAULTS, PartitionModel.Options.FIXED);
     List<StateExplorer.Step> run =
         StateExplorer.run(
             model,
@@ -95,7 +95,7 @@ class StopProtocolExplorationTest {
   void everyInterleavingUpToTheStatedDepthKeepsTheStopInvariants() {
     // Given the real rules, two operators and the fault budget, on a Kafka whose leader forgets its
     // followers' log ends when it truncates itself (see the finding below)
-    PartitionModel model = new PartitionModel(RuleSet.REAL, FAULTS, true);
+    PartitionModel model = new PartitionModel(RuleSet.REAL, FAULTS, PartitionModel.Options.FIXED);
     // When every interleaving up to the depth is explored from every state of both fault-free stops
     assertThat(StateExplorer.run(model, NominalStops.IN_PLACE))
         .hasSize(NominalStops.IN_PLACE.size() + 1);
