@@ -68,6 +68,39 @@ class StopProtocolCounterexampleTest {
   }
 
   /**
+   * The bug of 1b03e40, which one whole-suite run met once: a leader elected moments ago planned
+   * the truncation on the high watermark it had as a follower. Without the rule's wait for an
+   * established high watermark, the explorer finds it within three actions off the fault-free stops
+   * (the leader crashes after remove-fetchers, truncate on the new leader, its truncation).
+   */
+  @Test
+  void aTruncationPlannedOnAStaleHighWatermarkGivesACounterexample() {
+    // Given the real rules, except that the truncate rule takes any high watermark as established
+    RuleSet broken =
+        (call, v, source) ->
+            RuleSet.REAL.decide(
+                call,
+                call == StopCall.TRUNCATE
+                    ? v.withLog(
+                        v.logEndOffset(),
+                        v.logEndOffset(),
+                        v.lastStableOffset(),
+                        v.lastBatchEpoch(),
+                        v.barrierAtEnd())
+                    : v,
+                source);
+    // When the explorer runs
+    StateExplorer.Result result =
+        StopProtocolExplorationTest.explore(
+            new PartitionModel(
+                broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED),
+            3);
+    // Then committed mirrored records below the last stable offset are truncated
+    assertThat(result.violation()).startsWith("nothing below the last stable offset is lost");
+    assertThat(result.printedTrace()).contains("leads in epoch 2");
+  }
+
+  /**
    * Finding (issue 11 item 2): with Kafka 4.4 as modelled, a leader that truncated itself in place
    * (the batches above the target are of an older epoch, so no fence) still counts its followers'
    * log ends from their last fetch before the truncation; appending the barrier then raises the
