@@ -35,6 +35,7 @@ final class StateExplorer {
    * @param transitions actions executed
    * @param depth the deepest level fully explored (the bound, unless the space ended earlier)
    * @param millis wall time
+   * @param cpuMillis CPU time of the exploring thread (the wall time on a loaded machine is more)
    * @param reached states satisfying the run's "reached" predicate (shows the depth is enough)
    * @param violation the broken invariant, or null
    * @param trace the actions from the initial state to the violating state (first: the initial
@@ -45,6 +46,7 @@ final class StateExplorer {
       long transitions,
       int depth,
       long millis,
+      long cpuMillis,
       long reached,
       String violation,
       List<Step> trace) {
@@ -61,7 +63,9 @@ final class StateExplorer {
           + depth
           + ", "
           + millis
-          + " ms"
+          + " ms ("
+          + cpuMillis
+          + " ms CPU)"
           + (violation == null
               ? ", no invariant broken"
               : ", counterexample of " + (trace.size() - 1) + " actions");
@@ -110,6 +114,7 @@ final class StateExplorer {
       int maxDepth,
       Predicate<World> reachedPredicate) {
     long start = System.nanoTime();
+    long cpuStart = CPU.getCurrentThreadCpuTime();
     World initial = model.initial();
     Map<Key, Parent> seen = new HashMap<>();
     seen.put(new Key(initial), new Parent(null, null));
@@ -123,7 +128,14 @@ final class StateExplorer {
         }
         if (s.violation() != null) {
           return new Result(
-              seen.size(), 0, 0, millis(start), 0, s.violation(), pathTo(seen, s.state()));
+              seen.size(),
+              0,
+              0,
+              millis(start),
+              cpuMillis(cpuStart),
+              0,
+              s.violation(),
+              pathTo(seen, s.state()));
         }
         at = s.state();
       }
@@ -132,7 +144,15 @@ final class StateExplorer {
     for (World w : frontier) {
       Optional<String> broken = PartitionModel.invariantViolation(w);
       if (broken.isPresent()) {
-        return new Result(seen.size(), 0, 0, millis(start), 0, broken.get(), pathTo(seen, w));
+        return new Result(
+            seen.size(),
+            0,
+            0,
+            millis(start),
+            cpuMillis(cpuStart),
+            0,
+            broken.get(),
+            pathTo(seen, w));
       }
       reached += reachedPredicate.test(w) ? 1 : 0;
     }
@@ -153,7 +173,14 @@ final class StateExplorer {
             List<Step> trace = pathTo(seen, w);
             trace.add(new Step(t.label(), t.next()));
             return new Result(
-                seen.size() + 1L, transitions, depth + 1, millis(start), reached, violation, trace);
+                seen.size() + 1L,
+                transitions,
+                depth + 1,
+                millis(start),
+                cpuMillis(cpuStart),
+                reached,
+                violation,
+                trace);
           }
           if (fresh) {
             seen.put(key, new Parent(w, t.label()));
@@ -167,7 +194,15 @@ final class StateExplorer {
       frontier = next;
       depth++;
     }
-    return new Result(seen.size(), transitions, depth, millis(start), reached, null, List.of());
+    return new Result(
+        seen.size(),
+        transitions,
+        depth,
+        millis(start),
+        cpuMillis(cpuStart),
+        reached,
+        null,
+        List.of());
   }
 
   /**
@@ -231,6 +266,13 @@ final class StateExplorer {
     }
     Collections.reverse(path);
     return path;
+  }
+
+  private static final java.lang.management.ThreadMXBean CPU =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  private static long cpuMillis(long startNanos) {
+    return (CPU.getCurrentThreadCpuTime() - startNanos) / 1_000_000L;
   }
 
   private static long millis(long startNanos) {
