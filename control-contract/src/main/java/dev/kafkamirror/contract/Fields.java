@@ -159,6 +159,13 @@ public final class Fields {
     public static final String TRUNCATED_TO_OFFSET = "truncatedToOffset";
     public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
     public static final String LAST_MIRRORED_EPOCH = "lastMirroredEpoch";
+
+    /**
+     * The <em>source's</em> leader epoch of the last mirrored batch kept, -1 when unknown (for a
+     * failback: the old source truncates to the end of this epoch).
+     */
+    public static final String LAST_MIRRORED_SOURCE_EPOCH = "lastMirroredSourceEpoch";
+
     public static final String BARRIER_OFFSET = "barrierOffset";
     public static final String SOURCE_CLUSTER_ID = "sourceClusterId";
     public static final String UPDATED_AT_MS = "updatedAtMs";

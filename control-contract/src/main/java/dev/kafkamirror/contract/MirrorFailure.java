@@ -16,7 +16,13 @@ public enum MirrorFailure {
    * The destination's log ends below the source's log start: records were deleted on the source
    * (retention, deleteRecords) before they were mirrored. Nothing is skipped.
    */
-  SourceRetentionOverrun;
+  SourceRetentionOverrun,
+  /**
+   * The source's log no longer holds the record the destination's log ends with (an unclean leader
+   * election or a truncation on the source): the source answered an epoch-checked fetch with a
+   * diverging epoch. Nothing more is appended; the destination keeps its records.
+   */
+  SourceDiverged;
 
   /** The failure named {@code name}, or null for null or a name this contract does not know. */
   public static MirrorFailure parse(String name) {

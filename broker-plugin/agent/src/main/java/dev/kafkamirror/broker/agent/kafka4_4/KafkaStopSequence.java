@@ -359,6 +359,9 @@ public final class KafkaStopSequence {
           StopState s =
               durable
                   .withMirroredEnd(durable.truncatedToOffset(), ref.sourceClusterId())
+                  // the source's epoch of the last batch kept, for a failback
+                  .withMirroredSourceEpoch(
+                      store.sourceEpochs(t.key()).epochAt(durable.truncatedToOffset() - 1))
                   .advance(StopStep.OFFSETS_PERSISTED, epoch(t), store.brokerId(), clock.millis());
           writes.add(s);
           writers.put(s, t);
@@ -762,6 +765,7 @@ public final class KafkaStopSequence {
     out.put(Fields.Stop.TRUNCATED_TO_OFFSET, s.truncatedToOffset());
     out.put(Fields.Stop.LAST_MIRRORED_OFFSET, s.lastMirroredOffset());
     out.put(Fields.Stop.LAST_MIRRORED_EPOCH, s.lastMirroredEpoch());
+    out.put(Fields.Stop.LAST_MIRRORED_SOURCE_EPOCH, s.lastMirroredSourceEpoch());
     out.put(Fields.Stop.BARRIER_OFFSET, s.barrierOffset());
     out.put(Fields.Stop.SOURCE_CLUSTER_ID, s.sourceClusterId());
     out.put(Fields.Stop.UPDATED_AT_MS, s.updatedAtMs());

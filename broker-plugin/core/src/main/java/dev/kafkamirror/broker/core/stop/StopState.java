@@ -23,6 +23,11 @@ import java.util.Objects;
  * @param barrierOffset the offset of the MIRROR_PID_RESET barrier
  * @param sourceClusterId the cluster the partition mirrored and the barrier names
  * @param updatedAtMs wall-clock time of the write
+ * @param lastMirroredSourceEpoch the <em>source's</em> leader epoch of the last mirrored batch kept
+ *     (the one ending just below {@code lastMirroredOffset}), from the mirror's source epoch
+ *     history; -1 when unknown (an empty log, records mirrored before epochs were recorded, or a
+ *     record written by an older plugin). A failback truncates the old source to the end of this
+ *     epoch.
  */
 public record StopState(
     StopStateKey key,
@@ -36,7 +41,38 @@ public record StopState(
     int lastMirroredEpoch,
     long barrierOffset,
     String sourceClusterId,
-    long updatedAtMs) {
+    long updatedAtMs,
+    int lastMirroredSourceEpoch) {
+
+  /** A state without the source epoch of the last mirrored batch (unknown, -1). */
+  public StopState(
+      StopStateKey key,
+      String topic,
+      int leaderEpoch,
+      int writerBrokerId,
+      StopStep step,
+      long truncateTargetOffset,
+      long truncatedToOffset,
+      long lastMirroredOffset,
+      int lastMirroredEpoch,
+      long barrierOffset,
+      String sourceClusterId,
+      long updatedAtMs) {
+    this(
+        key,
+        topic,
+        leaderEpoch,
+        writerBrokerId,
+        step,
+        truncateTargetOffset,
+        truncatedToOffset,
+        lastMirroredOffset,
+        lastMirroredEpoch,
+        barrierOffset,
+        sourceClusterId,
+        updatedAtMs,
+        -1);
+  }
 
   public StopState {
     Objects.requireNonNull(key, "key");
@@ -93,7 +129,8 @@ public record StopState(
         lastMirroredEpoch,
         barrierOffset,
         sourceClusterId,
-        nowMs);
+        nowMs,
+        lastMirroredSourceEpoch);
   }
 
   public StopState withTruncateTarget(long offset) {
@@ -109,7 +146,8 @@ public record StopState(
         lastMirroredEpoch,
         barrierOffset,
         sourceClusterId,
-        updatedAtMs);
+        updatedAtMs,
+        lastMirroredSourceEpoch);
   }
 
   public StopState withTruncatedTo(long offset, int lastBatchEpoch) {
@@ -125,7 +163,8 @@ public record StopState(
         lastBatchEpoch,
         barrierOffset,
         sourceClusterId,
-        updatedAtMs);
+        updatedAtMs,
+        lastMirroredSourceEpoch);
   }
 
   public StopState withMirroredEnd(long offset, String sourceCluster) {
@@ -141,7 +180,26 @@ public record StopState(
         lastMirroredEpoch,
         barrierOffset,
         sourceCluster,
-        updatedAtMs);
+        updatedAtMs,
+        lastMirroredSourceEpoch);
+  }
+
+  /** This state with the source epoch of the last mirrored batch ({@code -1} when unknown). */
+  public StopState withMirroredSourceEpoch(int sourceEpoch) {
+    return new StopState(
+        key,
+        topic,
+        leaderEpoch,
+        writerBrokerId,
+        step,
+        truncateTargetOffset,
+        truncatedToOffset,
+        lastMirroredOffset,
+        lastMirroredEpoch,
+        barrierOffset,
+        sourceClusterId,
+        updatedAtMs,
+        sourceEpoch);
   }
 
   public StopState withBarrier(long offset) {
@@ -157,6 +215,7 @@ public record StopState(
         lastMirroredEpoch,
         offset,
         sourceClusterId,
-        updatedAtMs);
+        updatedAtMs,
+        lastMirroredSourceEpoch);
   }
 }

@@ -17,7 +17,8 @@ import scala.Option;
  * Appends source batches to the local leader's log as they are: offsets, producer ids, epochs,
  * sequences, CRCs and compression kept. Only the partition leader epoch field (outside the CRC) is
  * set to the destination's current leader epoch, so that the destination's epoch history stays its
- * own.
+ * own. The source's epochs are kept beside the log instead: the fetcher records them in the state
+ * topic before it calls this (see {@code SourceEpochHistory}).
  *
  * <p>Kafka 4.4 silently skips (INFO log only) every batch from the first one whose partition leader
  * epoch is higher than the replica's; the append result is checked against the batches sent, so

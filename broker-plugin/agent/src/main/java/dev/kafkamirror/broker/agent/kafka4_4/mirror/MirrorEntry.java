@@ -32,6 +32,10 @@ public final class MirrorEntry {
   private volatile String failedMessage;
   private volatile String failedForTopicId;
   private volatile long alignLogStartTo = -1L;
+  private volatile long sourceAnsweredAtMs = -1L;
+
+  /** How long without an answer from the source before the lag counts as unknown. */
+  static final long SOURCE_SILENCE_MS = 30_000L;
 
   MirrorEntry(String mirrorName, MirrorState state) {
     this.mirrorName = mirrorName;
@@ -89,11 +93,17 @@ public final class MirrorEntry {
     this.sourceLogStartOffset = sourceLogStart;
     this.batchesAppended += batches;
     this.lastError = null;
+    this.sourceAnsweredAtMs = System.currentTimeMillis();
   }
 
+  /** The source's offsets from an answer for this partition (also one that could not be used). */
   void sourceOffsets(long sourceHw, long sourceLogStart) {
+    if (sourceHw < 0) {
+      return;
+    }
     this.sourceHighWatermark = sourceHw;
     this.sourceLogStartOffset = sourceLogStart;
+    this.sourceAnsweredAtMs = System.currentTimeMillis();
   }
 
   void error(String message) {
@@ -250,11 +260,31 @@ public final class MirrorEntry {
    * that follows its source, an error: the destination holds records the source does not have.
    */
   public Map<String, Object> describe(long localLogEndOffset, boolean leader) {
+    return describe(localLogEndOffset, leader, System.currentTimeMillis());
+  }
+
+  Map<String, Object> describe(long localLogEndOffset, boolean leader, long nowMs) {
     long lag = sourceHighWatermark < 0 ? -1L : sourceHighWatermark - localLogEndOffset;
     String error = lastError;
     String failed = failedReason;
     boolean halted =
         failed != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
+    if (leader
+        && state == MirrorState.MIRRORING
+        && failed == null
+        && sourceMismatch == null
+        && sourceAnsweredAtMs >= 0
+        && nowMs - sourceAnsweredAtMs > SOURCE_SILENCE_MS) {
+      // Stalled: the offsets are as old as the source's last answer; the source may be far ahead.
+      lag = -1L;
+      String silent =
+          "no answer from the source for "
+              + (nowMs - sourceAnsweredAtMs) / 1000
+              + " s (source high watermark "
+              + sourceHighWatermark
+              + " is that old); lag unknown";
+      error = error == null ? silent : silent + "; " + error;
+    }
     if (lag < 0 && sourceHighWatermark >= 0) {
       lag = -1L;
       if (leader && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED)) {

@@ -5,6 +5,9 @@ import dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
 import dev.kafkamirror.broker.core.mirror.SourceAlignment;
+import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
+import dev.kafkamirror.broker.core.stop.StopStateKey;
+import dev.kafkamirror.contract.MirrorFailure;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +24,8 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -40,6 +45,12 @@ import scala.Option;
  * (checked every round), so a new leader that has the partition registered picks it up; on the
  * source, leaders are re-read whenever a fetch fails with a leadership error and every {@value
  * #METADATA_MAX_AGE_MS} ms.
+ *
+ * <p>Divergence: every fetch carries the source epoch of the local log's last record as {@code
+ * lastFetchedEpoch}, from the durable source epoch history, which is written before the first batch
+ * of a new source epoch is appended. A source that no longer holds that record answers with a
+ * diverging epoch; the partition then fails for good ({@value #SOURCE_DIVERGED}) and nothing more
+ * is appended.
  *
  * <p>Threading: the thread owns its {@link SourceCluster}; the registry is shared and thread-safe.
  */
@@ -157,6 +168,7 @@ final class MirrorFetcher extends Thread {
     }
     Map<Node, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
     Map<Uuid, String> topicNames = new HashMap<>();
+    Map<TopicPartition, SourceEpochs> epochs = new HashMap<>();
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
       TopicPartition tp = e.getKey();
       Node leader = source.leaderOf(tp);
@@ -190,19 +202,43 @@ final class MirrorFetcher extends Thread {
         metadataStale = true;
         continue;
       }
-      topicNames.put(topicId, tp.topic());
       long fetchOffset = e.getValue().localLogOrException().logEndOffset();
+      SourceEpochs known = SourceEpochs.of(tp, registry.entry(tp).orElse(null), e.getValue());
+      if (known == null) {
+        registry
+            .entry(tp)
+            .ifPresent(
+                m ->
+                    m.error(
+                        "not fetching "
+                            + tp
+                            + ": its source epoch history cannot be read (no topic id or no"
+                            + " state topic)"));
+        continue;
+      }
+      topicNames.put(topicId, tp.topic());
+      epochs.put(tp, known);
+      // As a Kafka follower does: the source's epoch of the last record held, so that the source
+      // answers with a diverging epoch when its log no longer contains that record.
+      int lastFetchedEpoch = known.history().epochAt(fetchOffset - 1);
       byLeader
           .computeIfAbsent(leader, n -> new LinkedHashMap<>())
           .put(
               tp,
               new FetchRequest.PartitionData(
-                  topicId, fetchOffset, -1L, PARTITION_MAX_BYTES, Optional.empty()));
+                  topicId,
+                  fetchOffset,
+                  -1L,
+                  PARTITION_MAX_BYTES,
+                  Optional.empty(),
+                  lastFetchedEpoch < 0 || fetchOffset == 0
+                      ? Optional.empty()
+                      : Optional.of(lastFetchedEpoch)));
     }
     boolean progressed = false;
     for (Map.Entry<Node, Map<TopicPartition, FetchRequest.PartitionData>> request :
         byLeader.entrySet()) {
-      progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active);
+      progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active, epochs);
     }
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
       registry.entry(e.getKey()).ifPresent(m -> alignLogStart(e.getKey(), m, e.getValue()));
@@ -403,7 +439,8 @@ final class MirrorFetcher extends Thread {
       Node leader,
       Map<TopicPartition, FetchRequest.PartitionData> partitions,
       Map<Uuid, String> topicNames,
-      Map<TopicPartition, Partition> active)
+      Map<TopicPartition, Partition> active,
+      Map<TopicPartition, SourceEpochs> epochs)
       throws Exception {
     FetchRequest.Builder request =
         FetchRequest.Builder.forConsumer(
@@ -464,15 +501,24 @@ final class MirrorFetcher extends Thread {
         }
         continue;
       }
+      // Whatever follows, the source answered: its offsets are current, so the lag is too.
+      entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
+      SourceEpochs known = epochs.get(tp);
+      if (FetchResponse.isDivergingEpoch(pd)) {
+        sourceDiverged(tp, entry, partition, known, pd.divergingEpoch());
+        continue;
+      }
       Records records = FetchResponse.recordsOrFail(pd);
       if (!(records instanceof MemoryRecords memory) || memory.sizeInBytes() == 0) {
-        entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
+        continue;
+      }
+      if (known == null || !known.recordBefore(memory, partition, entry)) {
         continue;
       }
       // Under the entry's lock: once a control call moved the entry out of MIRRORING, no append is
       // in flight.
       synchronized (entry) {
-        if (entry.state() != MirrorState.MIRRORING) {
+        if (entry.state() != MirrorState.MIRRORING || entry.failedReason() != null) {
           continue;
         }
         try {
@@ -498,6 +544,96 @@ final class MirrorFetcher extends Thread {
       }
     }
     return progressed;
+  }
+
+  /**
+   * The source answered a fetch with a diverging epoch: its log no longer holds the record the
+   * destination's log ends with (an unclean leader election or a truncation on the source). The
+   * partition fails for good with reason {@value #SOURCE_DIVERGED}; nothing is appended, the
+   * destination's records stay as they are.
+   */
+  private void sourceDiverged(
+      TopicPartition tp,
+      MirrorEntry entry,
+      Partition partition,
+      SourceEpochs known,
+      FetchResponseData.EpochEndOffset diverging) {
+    long logEnd = partition.localLogOrException().logEndOffset();
+    SourceEpochHistory history = known == null ? SourceEpochHistory.empty() : known.history();
+    SourceEpochHistory.Divergence d =
+        history.divergence(diverging.epoch(), diverging.endOffset(), logEnd);
+    String message = d.describe(tp.toString(), entry.mirrorName());
+    synchronized (entry) {
+      if (entry.failedReason() == null) {
+        LOG.error("mirror {}: {}", entry.mirrorName(), message);
+        entry.fail(SOURCE_DIVERGED, message, destinationTopicId(partition));
+      }
+    }
+  }
+
+  /** The reason of a partition whose source's history no longer contains what was mirrored. */
+  static final String SOURCE_DIVERGED = MirrorFailure.SourceDiverged.name();
+
+  /**
+   * The durable source epoch history of one partition this broker leads (see {@link
+   * SourceEpochHistory}), as of this round, and where it is kept.
+   */
+  record SourceEpochs(
+      StopStateStore store, StopStateKey key, int leaderEpoch, SourceEpochHistory history) {
+
+    /** Null when the partition has no topic id or the state topic is not open. */
+    static SourceEpochs of(TopicPartition tp, MirrorEntry entry, Partition partition) {
+      Optional<StopStateStore> store = StopStateStore.ifStarted();
+      Optional<Uuid> topicId = partition.localLogOrException().topicId();
+      if (entry == null || store.isEmpty() || topicId.isEmpty()) {
+        return null;
+      }
+      StopStateKey key =
+          new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition());
+      long logEnd = partition.localLogOrException().logEndOffset();
+      return new SourceEpochs(
+          store.get(),
+          key,
+          partition.getLeaderEpoch(),
+          store.get().sourceEpochs(key).truncatedTo(logEnd));
+    }
+
+    /**
+     * Makes the source epochs of {@code records} durable before they are appended: when a batch
+     * beyond the local log end starts a source epoch the history does not hold, the new history is
+     * written (acks=all) first. False, with the entry's error set, when the append must not happen.
+     */
+    boolean recordBefore(MemoryRecords records, Partition partition, MirrorEntry entry) {
+      long logEnd = partition.localLogOrException().logEndOffset();
+      SourceEpochHistory next = history;
+      try {
+        for (MutableRecordBatch batch : records.batches()) {
+          if (batch.lastOffset() < logEnd
+              || batch.partitionLeaderEpoch() == RecordBatch.NO_PARTITION_LEADER_EPOCH) {
+            continue;
+          }
+          next = next.followedBy(batch.partitionLeaderEpoch(), batch.baseOffset());
+        }
+      } catch (SourceEpochHistory.EpochRegressionException e) {
+        entry.error(partition.topicPartition() + ": " + e.getMessage() + "; not appending");
+        return false;
+      }
+      if (next.equals(history)) {
+        return true;
+      }
+      try {
+        store.writeSourceEpochs(
+            key, partition.topicPartition().topic(), leaderEpoch, next, STOP_STATE_SYNC_TIMEOUT_MS);
+        return true;
+      } catch (StopStateUnavailableException e) {
+        entry.error(
+            "not appending to "
+                + partition.topicPartition()
+                + " until its source epochs are durable: "
+                + e.getMessage());
+        return false;
+      }
+    }
   }
 
   /**

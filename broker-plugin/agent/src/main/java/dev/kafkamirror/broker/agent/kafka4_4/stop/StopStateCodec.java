@@ -68,6 +68,9 @@ final class StopStateCodec {
       node.put("sourceClusterId", state.sourceClusterId());
     }
     node.put("updatedAtMs", state.updatedAtMs());
+    // Added after version 0 shipped, as an optional field: older records lack it (read as -1) and
+    // older readers ignore it.
+    node.put("lastMirroredSourceEpoch", state.lastMirroredSourceEpoch());
     return node.toString().getBytes(StandardCharsets.UTF_8);
   }
 
@@ -98,6 +101,10 @@ final class StopStateCodec {
       throw new StopStateFormatException(where + ": unknown step '" + stepName + "'");
     }
     JsonNode source = node.get("sourceClusterId");
+    JsonNode sourceEpoch = node.get("lastMirroredSourceEpoch");
+    if (sourceEpoch != null && !sourceEpoch.canConvertToInt()) {
+      throw new StopStateFormatException(where + ": field lastMirroredSourceEpoch is not an int");
+    }
     try {
       return new StopState(
           key.key(),
@@ -111,7 +118,8 @@ final class StopStateCodec {
           integer(node, "lastMirroredEpoch", where),
           longValue(node, "barrierOffset", where),
           source == null || source.isNull() ? null : source.asText(),
-          longValue(node, "updatedAtMs", where));
+          longValue(node, "updatedAtMs", where),
+          sourceEpoch == null ? -1 : sourceEpoch.asInt());
     } catch (IllegalArgumentException e) {
       throw new StopStateFormatException(where + ": invalid value: " + e.getMessage());
     }

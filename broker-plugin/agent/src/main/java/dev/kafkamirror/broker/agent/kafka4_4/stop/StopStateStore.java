@@ -1,6 +1,7 @@
 package dev.kafkamirror.broker.agent.kafka4_4.stop;
 
 import dev.kafkamirror.broker.agent.PluginConfig;
+import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
 import dev.kafkamirror.broker.core.stop.FencedStopStateException;
 import dev.kafkamirror.broker.core.stop.MembershipTable;
 import dev.kafkamirror.broker.core.stop.MirrorMembership;
@@ -623,7 +624,12 @@ public final class StopStateStore implements AutoCloseable {
           topic);
       return;
     }
-    if (MembershipCodec.kindOf(r.key()) != null) {
+    String kind = MembershipCodec.kindOf(r.key());
+    if (SourceEpochCodec.KIND.equals(kind)) {
+      applySourceEpochs(r.key(), r.value(), where);
+      return;
+    }
+    if (kind != null) {
       applyMembership(r.key(), r.value(), where);
       return;
     }
@@ -739,6 +745,98 @@ public final class StopStateStore implements AutoCloseable {
             LOG.warn("recording that broker {} holds {} failed: {}", brokerId, m, error.toString());
           }
         });
+  }
+
+  /** The source epoch history of a partition and the destination leader epoch that wrote it. */
+  private record WrittenHistory(int leaderEpoch, long recordedAtMs, SourceEpochHistory history) {
+
+    /**
+     * Whether this record replaces {@code held}: a newer destination leader epoch, or the same one
+     * (the same writer) and recorded later; a record the reader reaches after the writer's own
+     * newer one never takes it back.
+     */
+    boolean replaces(WrittenHistory held) {
+      return leaderEpoch > held.leaderEpoch
+          || (leaderEpoch == held.leaderEpoch && recordedAtMs >= held.recordedAtMs);
+    }
+  }
+
+  private final Map<StopStateKey, WrittenHistory> sourceEpochs = new ConcurrentHashMap<>();
+
+  /**
+   * The source's leader-epoch history of a mirror partition, as far as this broker has read (see
+   * {@link SourceEpochCodec}); empty when none was recorded. Lock-free for readers.
+   */
+  public SourceEpochHistory sourceEpochs(StopStateKey key) {
+    WrittenHistory w = sourceEpochs.get(key);
+    return w == null ? SourceEpochHistory.empty() : w.history();
+  }
+
+  private void applySourceEpochs(byte[] key, byte[] value, String where) {
+    if (value == null) {
+      // Histories are only ever replaced, never deleted.
+      return;
+    }
+    try {
+      SourceEpochCodec.Decoded d = SourceEpochCodec.decode(key, value, where);
+      putSourceEpochs(d.key(), new WrittenHistory(d.leaderEpoch(), d.recordedAtMs(), d.history()));
+    } catch (StopStateCodec.StopStateFormatException e) {
+      unreadableRecords++;
+      LOG.error("skipping an unreadable source-epoch record: {}", e.getMessage());
+    }
+  }
+
+  /** Keeps {@code history} unless a destination leader of a newer epoch wrote the one held. */
+  private void putSourceEpochs(StopStateKey key, WrittenHistory written) {
+    sourceEpochs.merge(key, written, (held, next) -> next.replaces(held) ? next : held);
+  }
+
+  /**
+   * Writes the source epoch history of a mirror partition with acks=all and waits for the
+   * acknowledgement; afterwards it is in this broker's table. The fetcher calls this before it
+   * appends the first batch of a source epoch the history does not hold yet, as the leader of the
+   * data partition in {@code leaderEpoch}.
+   *
+   * @throws StopStateUnavailableException when it is not acknowledged within {@code timeoutMs}: the
+   *     caller must not append
+   */
+  public void writeSourceEpochs(
+      StopStateKey key,
+      String dataTopic,
+      int leaderEpoch,
+      SourceEpochHistory history,
+      long timeoutMs)
+      throws StopStateUnavailableException {
+    KafkaProducer<byte[], byte[]> p = producer;
+    int partitions = partitionCount;
+    if (p == null || partitions < 1) {
+      throw new StopStateUnavailableException(
+          "the stop-state topic "
+              + topic
+              + " is not open yet"
+              + (lastError == null ? "" : ": " + lastError));
+    }
+    String what = "the source epochs " + history.entries() + " of " + dataTopic + " (" + key + ")";
+    WrittenHistory held = sourceEpochs.get(key);
+    // Strictly later than what this broker holds, so that the reader never prefers an older record.
+    long recordedAtMs =
+        Math.max(System.currentTimeMillis(), held == null ? 0L : held.recordedAtMs() + 1);
+    try {
+      p.send(
+              signed(
+                  partitionOf(key, partitions),
+                  SourceEpochCodec.key(key),
+                  SourceEpochCodec.value(dataTopic, leaderEpoch, brokerId, history, recordedAtMs)))
+          .get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (IllegalStateException e) {
+      throw new StopStateUnavailableException("cannot record " + what + ": " + e.getMessage());
+    } catch (ExecutionException | TimeoutException e) {
+      throw new StopStateUnavailableException("writing " + what + " to " + topic + " failed: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StopStateUnavailableException("interrupted while writing " + what);
+    }
+    putSourceEpochs(key, new WrittenHistory(leaderEpoch, recordedAtMs, history));
   }
 
   private synchronized void closeClients() {

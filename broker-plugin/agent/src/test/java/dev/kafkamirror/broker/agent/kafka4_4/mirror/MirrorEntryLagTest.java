@@ -78,4 +78,37 @@ class MirrorEntryLagTest {
     MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
     assertThat(entry.describe(0, true).get("lagRecords")).isEqualTo(-1L);
   }
+
+  @Test
+  void aFailedMirrorIsFailedWithItsReasonAndNeverLagZero() {
+    // Given a caught-up mirror (lag 0) whose source then diverged
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(150, 0);
+    assertThat(entry.describe(150, true).get("lagRecords")).isEqualTo(0L);
+    entry.fail("SourceDiverged", "t-0 (mirror a-to-b): the source diverged at offset 100", "id");
+    // When described
+    Map<String, Object> d = entry.describe(150, true);
+    // Then it is FAILED, with the reason and the message, and the lag is unknown
+    assertThat(d.get("state")).isEqualTo("FAILED");
+    assertThat(d.get("registeredState")).isEqualTo("MIRRORING");
+    assertThat(d.get("failedReason")).isEqualTo("SourceDiverged");
+    assertThat((String) d.get("lastError")).contains("diverged at offset 100");
+    assertThat(d.get("lagRecords")).isEqualTo(-1L);
+  }
+
+  @Test
+  void aSourceSilentForLongerThanTheBoundIsUnknownLagNotZero() {
+    // Given a caught-up mirror whose source stopped answering
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(20, 0);
+    long answeredAt = System.currentTimeMillis();
+    // When described within the bound, and after it
+    Map<String, Object> fresh = entry.describe(20, true, answeredAt + 1_000);
+    Map<String, Object> stale =
+        entry.describe(20, true, answeredAt + MirrorEntry.SOURCE_SILENCE_MS + 5_000);
+    // Then only the fresh answer counts as lag 0
+    assertThat(fresh.get("lagRecords")).isEqualTo(0L);
+    assertThat(stale.get("lagRecords")).isEqualTo(-1L);
+    assertThat((String) stale.get("lastError")).contains("no answer from the source");
+  }
 }

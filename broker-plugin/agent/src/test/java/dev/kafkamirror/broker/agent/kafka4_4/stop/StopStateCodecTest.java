@@ -32,6 +32,34 @@ class StopStateCodecTest {
   }
 
   @Test
+  void theSourceEpochOfTheLastMirroredBatchReadsBackAndOldRecordsWithoutItStillDecode()
+      throws Exception {
+    // Given a persisted last mirrored offset with the source's epoch of its batch
+    StopState persisted =
+        StopState.fetchersRemoved(KEY, "orders", 5, 2, 1_000L)
+            .withTruncateTarget(150L)
+            .withTruncatedTo(150L, 5)
+            .withMirroredEnd(150L, "src-id")
+            .withMirroredSourceEpoch(9)
+            .advance(StopStep.OFFSETS_PERSISTED, 5, 2, 2_000L);
+    StopStateCodec.VersionedKey key = new StopStateCodec.VersionedKey(KEY, 5);
+    // Then it reads back with the source epoch
+    StopState read = StopStateCodec.decodeValue(key, StopStateCodec.encodeValue(persisted), WHERE);
+    assertThat(read).isEqualTo(persisted);
+    assertThat(read.lastMirroredSourceEpoch()).isEqualTo(9);
+    // And a record written before the field existed decodes with -1 (unknown)
+    byte[] old =
+        ("{\"v\":0,\"topic\":\"orders\",\"writerBrokerId\":1,\"step\":\"OFFSETS_PERSISTED\","
+                + "\"truncateTargetOffset\":5,\"truncatedToOffset\":5,\"lastMirroredOffset\":5,"
+                + "\"lastMirroredEpoch\":0,\"barrierOffset\":-1,\"sourceClusterId\":\"s\","
+                + "\"updatedAtMs\":0}")
+            .getBytes(StandardCharsets.UTF_8);
+    StopState decodedOld = StopStateCodec.decodeValue(key, old, WHERE);
+    assertThat(decodedOld.lastMirroredSourceEpoch()).isEqualTo(-1);
+    assertThat(decodedOld.lastMirroredOffset()).isEqualTo(5L);
+  }
+
+  @Test
   void anUnknownVersionIsATypedErrorNamingWhereItWasRead() {
     byte[] key =
         "{\"v\":1,\"mirror\":\"m\",\"topicId\":\"x\",\"partition\":0,\"leaderEpoch\":1}"
