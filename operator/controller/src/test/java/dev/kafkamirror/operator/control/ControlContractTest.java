@@ -222,6 +222,26 @@ class ControlContractTest {
   }
 
   @Test
+  void aFailedMirrorsReasonReachesTheCore() {
+    // Given a describe of a partition whose plugin halted its mirror: the source diverged
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+    body.put(Fields.Describe.LEADER_ID, 1);
+    com.fasterxml.jackson.databind.node.ObjectNode mirror = body.putObject(Fields.Describe.MIRROR);
+    mirror.put(Fields.Mirror.MIRROR_NAME, "orders-mirror");
+    mirror.put(Fields.Mirror.STATE, MirrorState.FAILED.name());
+    mirror.put(Fields.Mirror.FAILED_REASON, "SourceDiverged");
+    mirror.put(Fields.Mirror.LAST_ERROR, "records from offset 100 are not on the source");
+    // When the operator binds it
+    PartitionObservation.Mirror m =
+        new ControlResult(new PartitionKey("orders", 0), 1, body, null, null).described().mirror();
+    // Then the state and the reason are there
+    assertThat(m.state()).isEqualTo("FAILED");
+    assertThat(m.failedReason()).isEqualTo("SourceDiverged");
+    assertThat(m.lastError()).contains("offset 100");
+  }
+
+  @Test
   void theOperatorsDescribeRecordsNameOnlyFieldsOfTheContract() throws Exception {
     // The core records are bound by their components' names: each one must be a contract field
     assertNamesAreContractFields(
