@@ -189,7 +189,7 @@ class ClusterMirrorLifecycleIT {
                 "-n",
                 NS,
                 "wait",
-                "--for=condition=Stopped",
+                "--for=condition=" + Conditions.STOPPED,
                 "--timeout=90s",
                 "clustermirror/orders-mirror"));
     assertThat(wait.exitCode()).as(wait.toString()).isZero();
@@ -451,11 +451,7 @@ class ClusterMirrorLifecycleIT {
               ClusterMirror cr =
                   client.resources(ClusterMirror.class).inNamespace(ns).withName(name).get();
               assertThat(cr.getStatus()).as("status of %s/%s", ns, name).isNotNull();
-              Condition c =
-                  cr.getStatus().getConditions().stream()
-                      .filter(x -> type.equals(x.getType()))
-                      .findFirst()
-                      .orElse(null);
+              Condition c = Conditions.find(cr.getStatus(), type).orElse(null);
               assertThat(c)
                   .as("condition %s of %s/%s in %s", type, ns, name, cr.getStatus().getConditions())
                   .isNotNull();

@@ -144,10 +144,7 @@ class ControlSecretRotationIT {
               ClusterMirror cr =
                   client.resources(ClusterMirror.class).inNamespace(NS).withName("rot").get();
               assertThat(cr.getStatus()).isNotNull();
-              Optional<Condition> c =
-                  cr.getStatus().getConditions().stream()
-                      .filter(x -> x.getType().equals(type))
-                      .findFirst();
+              Optional<Condition> c = Conditions.find(cr.getStatus(), type);
               assertThat(c).as("%s in %s", type, cr.getStatus().getConditions()).isPresent();
               assertThat(c.get().getStatus())
                   .as("%s: %s %s", type, c.get().getReason(), c.get().getMessage())

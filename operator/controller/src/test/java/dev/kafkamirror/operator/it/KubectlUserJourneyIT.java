@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -90,7 +91,7 @@ class KubectlUserJourneyIT {
     kubectl(
         Duration.ofSeconds(150),
         "wait",
-        "--for=condition=Mirroring",
+        "--for=condition=" + Conditions.MIRRORING,
         "--timeout=120s",
         "clustermirror/orders");
     String listed = kubectl(Duration.ofSeconds(30), "get", "cmirror", "orders").stdout();
@@ -109,7 +110,7 @@ class KubectlUserJourneyIT {
         kubectl(
             Duration.ofSeconds(150),
             "wait",
-            "--for=condition=Stopped",
+            "--for=condition=" + Conditions.STOPPED,
             "--timeout=120s",
             "clustermirror/orders");
 

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
-import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
@@ -126,14 +125,6 @@ class LeaderElectionIT {
 
   private String condition(String type) {
     ClusterMirror cr = client.resources(ClusterMirror.class).inNamespace(NS).withName("ha").get();
-    ClusterMirrorStatus s = cr == null ? null : cr.getStatus();
-    if (s == null) {
-      return null;
-    }
-    return s.getConditions().stream()
-        .filter(c -> c.getType().equals(type))
-        .map(c -> c.getStatus())
-        .findFirst()
-        .orElse(null);
+    return Conditions.statusOf(cr == null ? null : cr.getStatus(), type);
   }
 }

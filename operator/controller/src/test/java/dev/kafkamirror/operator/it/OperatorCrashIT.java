@@ -132,7 +132,7 @@ class OperatorCrashIT {
                 "-n",
                 NS,
                 "wait",
-                "--for=condition=Stopped",
+                "--for=condition=" + Conditions.STOPPED,
                 "--timeout=30s",
                 "clustermirror/payments"));
     assertThat(wait.exitCode()).as(wait.toString()).isZero();

@@ -510,12 +510,7 @@ class OperatorSafetyIT {
 
   private static java.util.Optional<Condition> condition(String ns, String name, String type) {
     ClusterMirror cr = get(ns, name);
-    if (cr == null || cr.getStatus() == null || cr.getStatus().getConditions() == null) {
-      return java.util.Optional.empty();
-    }
-    return cr.getStatus().getConditions().stream()
-        .filter(c -> type.equals(c.getType()))
-        .findFirst();
+    return Conditions.find(cr == null ? null : cr.getStatus(), type);
   }
 
   private static Condition awaitCondition(String ns, String name, String type, String value) {

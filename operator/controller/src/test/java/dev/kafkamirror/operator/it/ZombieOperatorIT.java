@@ -312,10 +312,6 @@ class ZombieOperatorIT {
   }
 
   private static String condition(ClusterMirrorStatus s, String type) {
-    return s.getConditions().stream()
-        .filter(c -> c.getType().equals(type))
-        .map(c -> c.getStatus())
-        .findFirst()
-        .orElse(null);
+    return Conditions.statusOf(s, type);
   }
 }
