@@ -107,6 +107,21 @@ class SourceFidelityIT {
     Thread.sleep(1_000);
     assertThat(leaderDescribe(topic).get("logEndOffset").asLong()).isEqualTo(50);
     assertThat(readValues(destination, topic)).containsExactlyElementsOf(firstIncarnation);
+
+    // When the other replica, which never fetched and so never saw the old topic, becomes leader
+    TopicPartition tp = new TopicPartition(topic, 0);
+    int oldLeader = destination.leaderOf(tp);
+    int other = destination.brokerIds().stream().filter(b -> b != oldLeader).findFirst().get();
+    moveLeadership(tp, other);
+
+    // Then it halts too, from the source topic id in the cluster's membership record, and
+    // appends nothing of the new topic
+    JsonNode onOther = awaitFailedOrAppended(topic, 50);
+    assertThat(destination.leaderOf(tp)).isEqualTo(other);
+    assertThat(leaderDescribe(topic).get("logEndOffset").asLong()).isEqualTo(50);
+    assertThat(onOther.get("state").asText()).as(onOther.toString()).isEqualTo("FAILED");
+    assertThat(onOther.get("failedReason").asText()).isEqualTo("SourceTopicRecreated");
+    assertThat(onOther.get("lastError").asText()).contains(oldId.toString(), newId.toString());
   }
 
   @Test
@@ -147,6 +162,50 @@ class SourceFidelityIT {
     // And mirroring goes on from there
     ProducerWrites.idempotent(source, topic, "more", 10);
     awaitDestinationHighWatermark(topic, 110);
+  }
+
+  @Test
+  void aSourceLogStartInsideABatchIsTheDestinationsLogStartOnEveryReplica() throws Exception {
+    // Given a source partition of ten batches of ten records whose log start was raised to 65,
+    // inside the batch 60..69
+    String topic = "log-start-mid-batch";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    source.createTopic(topic, 1, 1, Map.of());
+    try (KafkaProducer<String, String> producer = plainProducer(source)) {
+      for (int batch = 0; batch < 10; batch++) {
+        for (int r = 0; r < 10; r++) {
+          producer.send(new ProducerRecord<>(topic, "k" + r, "v-" + batch + "-" + r));
+        }
+        producer.flush();
+      }
+    }
+    deleteRecordsBefore(tp, 65);
+    List<String> expected = batchesFrom(source, source.brokerIds().get(0), tp, 65);
+    assertThat(expected.get(0)).as("the source's batch around its log start").startsWith("60..69 ");
+
+    // When a new, empty destination topic mirrors it
+    startOnEveryDestinationBroker(topic);
+
+    // Then every replica's log starts at 65, the source's log start, and holds the source's
+    // batches from 60..69 on
+    awaitDestinationHighWatermark(topic, 100);
+    for (int broker : destination.brokerIds()) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                var d = MirrorOps.control(destination, broker).describe(topic, 0);
+                JsonNode p = d.result(topic, 0);
+                assertThat(p.get("logStartOffset").asLong()).as("broker " + broker).isEqualTo(65);
+                assertThat(p.get("logEndOffset").asLong()).as("broker " + broker).isEqualTo(100);
+              });
+      assertThat(batchesFrom(destination, broker, tp, 0))
+          .as("broker " + broker)
+          .isEqualTo(expected);
+    }
+    JsonNode mirror = leaderDescribe(topic).get("mirror");
+    assertThat(mirror.get("state").asText()).as(mirror.toString()).isEqualTo("MIRRORING");
+    assertThat(mirror.get("lagRecords").asLong()).isZero();
   }
 
   @Test
@@ -289,6 +348,37 @@ class SourceFidelityIT {
                   .isTrue();
             });
     return last[0];
+  }
+
+  /** Makes {@code broker} the preferred replica of {@code tp} on the destination and elects it. */
+  private static void moveLeadership(TopicPartition tp, int broker) throws Exception {
+    try (Admin admin = destination.admin()) {
+      List<Integer> replicas = new ArrayList<>(List.of(broker));
+      destination.brokerIds().stream().filter(b -> b != broker).forEach(replicas::add);
+      admin
+          .alterPartitionReassignments(
+              Map.of(
+                  tp,
+                  java.util.Optional.of(
+                      new org.apache.kafka.clients.admin.NewPartitionReassignment(replicas))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                if (destination.leaderOf(tp) == broker) {
+                  return true;
+                }
+                admin
+                    .electLeaders(
+                        org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.of(tp))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+                return destination.leaderOf(tp) == broker;
+              });
+    }
   }
 
   private static Uuid sourceTopicId(String topic) throws Exception {
