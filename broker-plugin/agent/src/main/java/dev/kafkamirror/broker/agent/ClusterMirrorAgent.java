@@ -1,9 +1,6 @@
 package dev.kafkamirror.broker.agent;
 
 import dev.kafkamirror.broker.agent.control.ControlEndpoint;
-import dev.kafkamirror.broker.agent.kafka4_4.BarrierHooks;
-import dev.kafkamirror.broker.agent.kafka4_4.Kafka44Instrumentation;
-import dev.kafkamirror.broker.agent.kafka4_4.KafkaPartitionControl;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
 import java.util.Optional;
@@ -25,6 +22,9 @@ import org.slf4j.LoggerFactory;
  *       signature, without loading any Kafka class;
  *   <li>install every transformation, then start the control endpoint.
  * </ol>
+ *
+ * <p>Everything written against one Kafka version's internals is reached through {@link
+ * KafkaBinding}; this class and the other version-neutral packages import nothing from it.
  *
  * <p>Nothing here throws into the JVM: a failure is logged and the broker starts unmodified, unless
  * it holds mirror partitions: then it refuses to start ({@link StartupGuard}). A control endpoint
@@ -69,79 +69,6 @@ public final class ClusterMirrorAgent {
   }
 
   /**
-   * Reloads this broker's mirror registrations (after the transformations are installed, so that no
-   * Kafka class loads untransformed), so that its mirror partitions stay read-only across a
-   * restart.
-   */
-  private static void restoreMirrorRegistry(PluginConfig config) {
-    String dirs = config.raw().getOrDefault("log.dirs", config.raw().get("log.dir"));
-    if (dirs == null || dirs.isBlank()) {
-      LOG.warn(
-          "cluster mirror agent: no log.dirs in the broker config; mirror registrations are not persisted");
-      return;
-    }
-    java.nio.file.Path first = java.nio.file.Path.of(dirs.split(",")[0].trim());
-    try {
-      int restored =
-          dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry.instance().restoreFrom(first);
-      if (restored < 0) {
-        LOG.error(
-            "cluster mirror agent: {}; refusing client writes to every partition until the"
-                + " cluster's mirror membership is read, then serving from it",
-            dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.registryUnreadable()
-                .orElse("the mirror registry is unreadable"));
-      } else {
-        LOG.info(
-            "cluster mirror agent: restored {} mirror partition registrations from {}",
-            restored,
-            first);
-      }
-      if (restored != 0) {
-        // Follow the durable stop state from the start, so that a stop that went on while this
-        // broker was down is adopted here even if this broker only follows.
-        dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.get();
-      }
-    } catch (RuntimeException
-        | dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException e) {
-      LOG.error("cluster mirror agent: cannot restore mirror registrations from {}", first, e);
-    }
-  }
-
-  /**
-   * Sets the key that authenticates stop-state records. Without a usable key the state topic is
-   * still guarded: no client write to it verifies and the reader trusts no record (fail closed).
-   */
-  private static void configureStateRecordAuth(PluginConfig config) {
-    Optional<byte[]> key;
-    String reason;
-    try {
-      key = config.stateRecordKey();
-      reason =
-          "no stop-state secret is configured: set "
-              + PluginConfig.STATE_SECRET_FILE
-              + " or "
-              + PluginConfig.CONTROL_SECRET_FILE;
-    } catch (IllegalArgumentException e) {
-      key = Optional.empty();
-      reason = e.getMessage();
-    }
-    boolean broker = config.raw().getOrDefault("process.roles", "broker").contains("broker");
-    if (key.isEmpty() && broker) {
-      LOG.error(
-          "cluster mirror agent: {}; this broker writes no stop state and trusts none of {}",
-          reason,
-          config.stateTopic());
-    } else if (key.isEmpty()) {
-      // A controller-only node hosts no partitions: it neither writes nor reads the stop state.
-      LOG.info("cluster mirror agent: no stop-state secret on this controller-only node");
-    }
-    dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth.configure(
-        config.stateTopic(),
-        key.map(dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth::withKey),
-        reason);
-  }
-
-  /**
    * Installs the agent.
    *
    * @return null when installed, else why not (the broker then starts unmodified, unless {@link
@@ -169,10 +96,19 @@ public final class ClusterMirrorAgent {
           + supported.patterns()
           + ")";
     }
+    Optional<KafkaBinding> found = KafkaBinding.load();
+    if (found.isEmpty()) {
+      LOG.error(
+          "cluster mirror agent: the agent jar has no {} for Kafka {}; not instrumenting",
+          KafkaBinding.class.getName(),
+          version.get());
+      return "the agent jar has no " + KafkaBinding.class.getName() + " for Kafka " + version.get();
+    }
+    KafkaBinding binding = found.get();
     PluginConfig config =
         PluginConfig.fromBrokerCommandLine(System.getProperty("sun.java.command"), agentArgs);
-    configureStateRecordAuth(config);
-    List<String> missing = Kafka44Instrumentation.missingTargets(TypePool.Default.of(app));
+    binding.configure(config);
+    List<String> missing = binding.missingTargets(TypePool.Default.of(app));
     if (!missing.isEmpty()) {
       LOG.error(
           "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
@@ -180,7 +116,6 @@ public final class ClusterMirrorAgent {
           missing);
       return "Kafka " + version.get() + " lacks methods the plugin hooks: " + missing;
     }
-    BarrierHooks.setRuleEnabled(config.barrierRuleEnabled());
     AgentBuilder builder =
         new AgentBuilder.Default()
             .disableClassFormatChanges()
@@ -208,24 +143,20 @@ public final class ClusterMirrorAgent {
                     LOG.info("cluster mirror agent: instrumented {}", typeDescription.getName());
                   }
                 });
-    Kafka44Instrumentation.apply(builder).installOn(instrumentation);
+    binding.instrument(builder, config).installOn(instrumentation);
     LOG.info(
         "cluster mirror agent: installed on Kafka {}; MIRROR_PID_RESET rule {}",
         version.get(),
         config.barrierRuleEnabled()
             ? "ENABLED"
             : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
-    dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.configure(
-        config, dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption::adoptAll);
-    dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.stateTopic(config.stateTopic());
-    restoreMirrorRegistry(config);
-    dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.watchForStateTopic();
+    binding.start(config);
     config
         .controlListener()
         .ifPresent(
             listener -> {
               try {
-                endpoint = ControlEndpoint.start(config, new KafkaPartitionControl());
+                endpoint = ControlEndpoint.start(config, binding.partitionControl());
               } catch (Exception e) {
                 LOG.error(
                     "cluster mirror agent: control endpoint {} could not start; the barrier rule stays installed",

@@ -2,14 +2,18 @@ package dev.kafkamirror.broker.agent;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The plugin's settings, read from the broker's own {@code server.properties} (and its {@code
@@ -285,11 +289,23 @@ public record PluginConfig(
                 + STATE_SECRET_FILE
                 + " must have at least 16 characters");
       }
-      return Optional.of(
-          dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth.deriveKey(secret.get()));
+      return Optional.of(deriveStateRecordKey(secret.get()));
     }
-    return controlSecret()
-        .filter(s -> s.length() >= 16)
-        .map(dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth::deriveKey);
+    return controlSecret().filter(s -> s.length() >= 16).map(PluginConfig::deriveStateRecordKey);
+  }
+
+  /**
+   * Derives the stop-state MAC key from a secret (the state secret, or the control secret), for
+   * that one purpose only: HMAC-SHA256 keyed by the secret over a fixed label. Here, not in the
+   * Kafka-version package that uses the key, because the settings are version-neutral.
+   */
+  public static byte[] deriveStateRecordKey(String secret) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+      return mac.doFinal("cluster-mirror stop-state MAC key v1".getBytes(StandardCharsets.UTF_8));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
+    }
   }
 }

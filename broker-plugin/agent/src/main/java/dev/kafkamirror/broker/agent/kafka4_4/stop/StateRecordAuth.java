@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4.stop;
 
+import dev.kafkamirror.broker.agent.PluginConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -90,15 +91,12 @@ public final class StateRecordAuth {
     return Optional.empty();
   }
 
-  /** Derives the MAC key from another secret (the control secret), for one purpose only. */
+  /**
+   * Derives the MAC key from another secret (the control secret), for one purpose only; the same
+   * derivation as {@link PluginConfig#deriveStateRecordKey}, which owns it.
+   */
   public static byte[] deriveKey(String secret) {
-    try {
-      Mac mac = Mac.getInstance(ALGORITHM);
-      mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM));
-      return mac.doFinal("cluster-mirror stop-state MAC key v1".getBytes(StandardCharsets.UTF_8));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
-    }
+    return PluginConfig.deriveStateRecordKey(secret);
   }
 
   private static volatile StateRecordAuth configured;
