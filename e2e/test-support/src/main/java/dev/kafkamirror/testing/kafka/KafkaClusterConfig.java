@@ -72,7 +72,7 @@ public record KafkaClusterConfig(
         Path.of(
             System.getProperty(
                 "cmo.test.workdir", System.getProperty("java.io.tmpdir") + "/cmo-test-work"));
-    private Duration startTimeout = Duration.ofSeconds(120);
+    private Duration startTimeout = Duration.ofSeconds(300);
     private boolean proxiedClientListener;
 
     private Builder(String name) {
