@@ -1,0 +1,232 @@
+package dev.kafkamirror.broker.agent.kafka4_4.stop;
+
+import dev.kafkamirror.broker.core.stop.StopStateKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka clients of the stop-state topic: creating the topic, the reader's consumer (assigned
+ * every partition, from the beginning) and the writer's producer, and signing the records the
+ * writer sends. Part of {@link StopStateStore}.
+ *
+ * <p>Invariants: the consumer, the producer and the partition count are (re)opened together; each
+ * (re)open increments the reader generation, because the new consumer reads from the beginning and
+ * until it has caught up the table may show older steps (so no partition counts as current without
+ * a new sync). Every record sent carries the MAC of {@link StateRecordAuth}; without a state secret
+ * nothing is sent.
+ *
+ * <p>Threading: {@link #open} and {@link #close} run on the reader thread, under {@code this}; the
+ * clients and the counters are volatile, read by writers without a lock. A writer that reads a
+ * producer just closed gets an exception from it, which fails that write alone.
+ */
+final class StateTopicClients {
+
+  private static final Logger LOG =
+      LoggerFactory.getLogger("dev.kafkamirror.broker.agent.StopStateStore");
+
+  private final Properties clientProperties;
+  private final String topic;
+  private final int partitionsToCreate;
+  private final int brokerId;
+  private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private volatile KafkaProducer<byte[], byte[]> producer;
+  private volatile int partitionCount = -1;
+
+  /** Counts the reader's (re)starts; a restarted reader re-reads the topic from the beginning. */
+  private volatile long readerGeneration;
+
+  StateTopicClients(
+      Properties clientProperties, String topic, int partitionsToCreate, int brokerId) {
+    this.clientProperties = clientProperties;
+    this.topic = topic;
+    this.partitionsToCreate = partitionsToCreate;
+    this.brokerId = brokerId;
+  }
+
+  KafkaConsumer<byte[], byte[]> consumer() {
+    return consumer;
+  }
+
+  /** The writer's producer, or null while the topic is not open. */
+  KafkaProducer<byte[], byte[]> producer() {
+    return producer;
+  }
+
+  /** The state topic's partition count, or -1 while it is not open. */
+  int partitionCount() {
+    return partitionCount;
+  }
+
+  long readerGeneration() {
+    return readerGeneration;
+  }
+
+  /** Interrupts a poll of the reader (a sync request, or close). */
+  void wakeup() {
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
+    }
+  }
+
+  /**
+   * Creates the topic when missing (replication factor min(3, brokers), compacted,
+   * min.insync.replicas 2 from three replicas), then opens the consumer and the producer; nothing
+   * when they are open.
+   */
+  void open() throws Exception {
+    if (consumer != null) {
+      return;
+    }
+    Properties admin = new Properties();
+    admin.putAll(clientProperties);
+    admin.put("client.id", "cluster-mirror-stop-state-admin-" + brokerId);
+    try (Admin a = Admin.create(admin)) {
+      int brokers = a.describeCluster().nodes().get(10, TimeUnit.SECONDS).size();
+      short replicationFactor = (short) Math.min(3, Math.max(1, brokers));
+      NewTopic newTopic =
+          new NewTopic(topic, partitionsToCreate, replicationFactor)
+              .configs(
+                  Map.of(
+                      "cleanup.policy",
+                      "compact",
+                      "min.insync.replicas",
+                      replicationFactor >= 3 ? "2" : "1"));
+      try {
+        a.createTopics(List.of(newTopic)).all().get(10, TimeUnit.SECONDS);
+        LOG.info(
+            "created stop-state topic {} ({} partitions, replication factor {})",
+            topic,
+            partitionsToCreate,
+            replicationFactor);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+    }
+    Properties cp = new Properties();
+    cp.putAll(clientProperties);
+    cp.put("client.id", "cluster-mirror-stop-state-reader-" + brokerId);
+    cp.put("enable.auto.commit", "false");
+    cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp);
+    List<PartitionInfo> infos = List.of();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (infos == null || infos.isEmpty()) {
+      infos = c.partitionsFor(topic, Duration.ofSeconds(5));
+      if ((infos == null || infos.isEmpty()) && System.nanoTime() > deadline) {
+        c.close(Duration.ZERO);
+        throw new IllegalStateException("stop-state topic " + topic + " has no partitions yet");
+      }
+    }
+    List<TopicPartition> assignment = new ArrayList<>();
+    for (PartitionInfo info : infos) {
+      assignment.add(new TopicPartition(topic, info.partition()));
+    }
+    c.assign(assignment);
+    c.seekToBeginning(assignment);
+    Properties pp = writerProperties(clientProperties, brokerId);
+    synchronized (this) {
+      partitionCount = assignment.size();
+      producer = new KafkaProducer<>(pp);
+      consumer = c;
+      // The new consumer reads from the beginning: until it has caught up the table may show older
+      // steps, so no partition counts as current without a new sync.
+      readerGeneration++;
+    }
+  }
+
+  /** Closes the consumer and the producer (each reopened by the next {@link #open}). */
+  synchronized void close() {
+    if (consumer != null) {
+      consumer.close(Duration.ofSeconds(1));
+      consumer = null;
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(1));
+      producer = null;
+    }
+  }
+
+  /**
+   * A record of the state topic carrying the MAC that tells the plugin's writes apart from any
+   * other client's (see {@link StateRecordAuth}).
+   *
+   * @throws IllegalStateException when this broker has no state secret: it writes no stop state
+   */
+  ProducerRecord<byte[], byte[]> signed(int partition, byte[] key, byte[] value) {
+    StateRecordAuth auth =
+        StateRecordAuth.configured()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "cannot authenticate stop-state records: "
+                            + StateRecordAuth.unavailableReason()));
+    return new ProducerRecord<>(
+        topic,
+        partition,
+        key,
+        value,
+        List.of(new RecordHeader(StateRecordAuth.HEADER, auth.mac(topic, partition, key, value))));
+  }
+
+  /** The state partition of every record of one data partition. */
+  static int partitionOf(StopStateKey key, int partitions) {
+    return Utils.toPositive(Utils.murmur2(StopStateCodec.partitionKey(key))) % partitions;
+  }
+
+  /**
+   * The settings of the stop-state writer: the cluster's client settings ({@code
+   * cluster.mirror.local.client.*}), then the ones order and durability rest on, which a user's
+   * client settings cannot override.
+   */
+  static Properties writerProperties(Properties clientProperties, int brokerId) {
+    Properties pp = new Properties();
+    pp.putAll(clientProperties);
+    pp.put("client.id", "cluster-mirror-stop-state-writer-" + brokerId);
+    pp.put("acks", "all");
+    // Writes of one partition's state must land in the order they were sent: compaction keeps the
+    // last record of each (partition, leader epoch) key, so a record that overtook a later one
+    // would become the state that counts after compaction or on a re-read. Two callers (two
+    // operators, or a zombie one) can have writes of the same key in flight at once, so "one
+    // writeAll writes each key once" is not enough. Two ways give order: idempotence, or one
+    // request in flight per connection (a retry is then re-sent before anything later is sent).
+    // This uses the second. Idempotence would take a producer id from this (the destination)
+    // cluster. That is not a safety concern (the state topic is never a mirror partition and
+    // producer state is per partition), but the id would come out of the first block of ids the
+    // destination hands out, the same ids (0, 1, ...) the source's producers have and that the
+    // producer-id collision tests and the demo must draw for a local producer; the state writer
+    // must not change which ids clients of the destination get. A retried duplicate is the same
+    // record next to the original, which the fold treats as a no-op.
+    pp.put("enable.idempotence", "false");
+    pp.put("max.in.flight.requests.per.connection", "1");
+    pp.put("retries", "2147483647");
+    pp.put("linger.ms", "5");
+    pp.put("delivery.timeout.ms", "30000");
+    pp.put("request.timeout.ms", "10000");
+    pp.put("key.serializer", ByteArraySerializer.class.getName());
+    pp.put("value.serializer", ByteArraySerializer.class.getName());
+    return pp;
+  }
+}
