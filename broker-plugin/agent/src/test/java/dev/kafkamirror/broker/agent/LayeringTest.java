@@ -1,13 +1,12 @@
 package dev.kafkamirror.broker.agent;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static dev.kafkamirror.testing.arch.Layering.MAIN_CODE_USES_NO_TEST_HARNESS;
+import static dev.kafkamirror.testing.arch.Layering.assertReportsViolation;
+import static dev.kafkamirror.testing.arch.Layering.mainClassesBeside;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
-import com.tngtech.archunit.lang.EvaluationResult;
 import dev.kafkamirror.broker.agent.layeringfixture.MainClassThatUsesTheHarness;
 import dev.kafkamirror.broker.agent.layeringfixture.NeutralClassThatReachesIntoKafka44;
 import java.util.List;
@@ -43,36 +42,15 @@ class LayeringTest {
               "the version-neutral agent reaches Kafka 4.4's code only through KafkaBinding, so that"
                   + " another Kafka version is a new package, not an edit of the neutral ones");
 
-  static final ArchRule MAIN_CODE_USES_NO_TEST_HARNESS =
-      noClasses()
-          .should()
-          .dependOnClassesThat()
-          .resideInAnyPackage(
-              "dev.kafkamirror.testing..",
-              "org.junit..",
-              "org.assertj..",
-              "org.awaitility..",
-              "net.jqwik..")
-          .because("the agent jar runs in production brokers; test fixtures stay in test code");
-
-  private static JavaClasses mainClasses() {
-    JavaClasses main =
-        new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importUrl(
-                ClusterMirrorAgent.class.getProtectionDomain().getCodeSource().getLocation());
-    assertThat(main).as("the agent's main classes found on the class path").hasSizeGreaterThan(50);
-    return main;
-  }
-
   @Test
   void neutralPackagesImportNothingFromKafka44() {
-    NEUTRAL_PACKAGES_IMPORT_NOTHING_FROM_KAFKA44.check(mainClasses());
+    NEUTRAL_PACKAGES_IMPORT_NOTHING_FROM_KAFKA44.check(
+        mainClassesBeside(ClusterMirrorAgent.class, 50));
   }
 
   @Test
   void mainCodeUsesNoTestHarness() {
-    MAIN_CODE_USES_NO_TEST_HARNESS.check(mainClasses());
+    MAIN_CODE_USES_NO_TEST_HARNESS.check(mainClassesBeside(ClusterMirrorAgent.class, 50));
   }
 
   @Test
@@ -92,31 +70,22 @@ class LayeringTest {
   @Test
   void theKafka44RuleReportsANeutralClassThatReachesIntoKafka44() {
     // Given a class in a neutral package that uses a kafka4_4 class (a test-source fixture)
-    JavaClasses fixture =
-        new ClassFileImporter().importClasses(NeutralClassThatReachesIntoKafka44.class);
-
     // When the rule is evaluated against it
-    EvaluationResult result = NEUTRAL_PACKAGES_IMPORT_NOTHING_FROM_KAFKA44.evaluate(fixture);
-
     // Then it reports the violation, naming both classes
-    assertThat(result.hasViolation()).isTrue();
-    assertThat(String.join("\n", result.getFailureReport().getDetails()))
-        .contains(NeutralClassThatReachesIntoKafka44.class.getName())
-        .contains(AGENT + ".kafka4_4.mirror.MirrorRegistry");
+    assertReportsViolation(
+        NEUTRAL_PACKAGES_IMPORT_NOTHING_FROM_KAFKA44,
+        NeutralClassThatReachesIntoKafka44.class,
+        AGENT + ".kafka4_4.mirror.MirrorRegistry");
   }
 
   @Test
   void theHarnessRuleReportsAClassThatUsesTheTestHarness() {
     // Given a class that uses e2e test-support's Kafka cluster harness (a test-source fixture)
-    JavaClasses fixture = new ClassFileImporter().importClasses(MainClassThatUsesTheHarness.class);
-
     // When the rule is evaluated against it
-    EvaluationResult result = MAIN_CODE_USES_NO_TEST_HARNESS.evaluate(fixture);
-
     // Then it reports the violation, naming both classes
-    assertThat(result.hasViolation()).isTrue();
-    assertThat(String.join("\n", result.getFailureReport().getDetails()))
-        .contains(MainClassThatUsesTheHarness.class.getName())
-        .contains("dev.kafkamirror.testing.kafka.KafkaCluster");
+    assertReportsViolation(
+        MAIN_CODE_USES_NO_TEST_HARNESS,
+        MainClassThatUsesTheHarness.class,
+        "dev.kafkamirror.testing.kafka.KafkaCluster");
   }
 }

@@ -111,38 +111,30 @@ final class StopStateWriter {
                   null));
         }
       } catch (ExecutionException ex) {
-        outcomes.add(
-            new WriteOutcome(
-                state,
-                new StopStateUnavailableException(
-                    "writing the stop state of "
-                        + state.topic()
-                        + "-"
-                        + state.key().partition()
-                        + " to "
-                        + topic
-                        + " failed: "
-                        + ex.getCause())));
+        outcomes.add(new WriteOutcome(state, writeFailed(state, "failed: " + ex.getCause())));
       } catch (TimeoutException ex) {
         outcomes.add(
             new WriteOutcome(
-                state,
-                new StopStateUnavailableException(
-                    "writing the stop state of "
-                        + state.topic()
-                        + "-"
-                        + state.key().partition()
-                        + " to "
-                        + topic
-                        + " was not acknowledged within "
-                        + timeoutMs
-                        + " ms")));
+                state, writeFailed(state, "was not acknowledged within " + timeoutMs + " ms")));
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
         outcomes.add(new WriteOutcome(state, new StopStateUnavailableException("interrupted")));
       }
     }
     return outcomes;
+  }
+
+  /** "writing the stop state of topic-partition to the state topic " + {@code how}. */
+  private StopStateUnavailableException writeFailed(StopState state, String how) {
+    return new StopStateUnavailableException(
+        "writing the stop state of "
+            + state.topic()
+            + "-"
+            + state.key().partition()
+            + " to "
+            + topic
+            + " "
+            + how);
   }
 
   /** See {@link StopStateStore#writeMembership}. */
