@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What this broker has read of the stop-state topic: the stop states ({@link StopStateTable}), the
- * mirror memberships ({@link MembershipTable}), the source epoch histories of the mirror
- * partitions ({@link SourceEpochCodec}), and the count of records it refused to fold.
- * Part of {@link StopStateStore}.
+ * mirror memberships ({@link MembershipTable}), the source epoch histories of the mirror partitions
+ * ({@link SourceEpochCodec}), and the count of records it refused to fold. Part of {@link
+ * StopStateStore}.
  *
  * <p>Invariant: a record enters a table only if its MAC verifies ({@link StateRecordAuth}); a
  * record that does not verify, or cannot be decoded, is counted and logged and changes nothing
