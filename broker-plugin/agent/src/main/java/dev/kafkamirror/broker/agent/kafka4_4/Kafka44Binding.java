@@ -81,7 +81,7 @@ public final class Kafka44Binding implements KafkaBinding {
 
   @Override
   public PartitionControl partitionControl() {
-    return new KafkaPartitionControl();
+    return new KafkaPartitionControl(KafkaStopSequence.onThisBroker(java.time.Clock.systemUTC()));
   }
 
   /**

@@ -42,7 +42,14 @@ public final class KafkaPartitionControl implements PartitionControl {
 
   private static final long POLL_MS = 5L;
 
-  private final KafkaStopSequence stopSequence = new KafkaStopSequence(java.time.Clock.systemUTC());
+  private final KafkaStopSequence stopSequence;
+
+  /**
+   * @param stopSequence the stop steps, wired by the composition root
+   */
+  public KafkaPartitionControl(KafkaStopSequence stopSequence) {
+    this.stopSequence = stopSequence;
+  }
 
   @Override
   public List<StepOutcome> stopStep(StopCall step, List<PartitionRef> partitions, long timeoutMs) {

@@ -1,0 +1,23 @@
+package dev.kafkamirror.broker.agent.stop;
+
+import dev.kafkamirror.broker.agent.control.PartitionOperationException;
+import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.core.stop.rules.LocalState;
+import java.util.List;
+
+/** This broker's mirror partitions and their registry states, as the executor needs them. */
+public interface StopPartitions {
+
+  /**
+   * Resolves {@code ref} to a mirror partition with a local log and a topic id.
+   *
+   * @param requireLeader refuse with NOT_LEADER when this broker does not lead it
+   */
+  StopTarget resolve(PartitionRef ref, boolean requireLeader) throws PartitionOperationException;
+
+  /** Whether {@code ref} is a mirror partition in this broker's registry. */
+  boolean isMirror(PartitionRef ref);
+
+  /** Moves each target's registry state forward to {@code state} (never back), durably. */
+  void advanceAll(List<StopTarget> targets, LocalState state);
+}

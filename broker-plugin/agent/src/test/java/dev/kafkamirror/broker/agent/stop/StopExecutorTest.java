@@ -1,0 +1,222 @@
+package dev.kafkamirror.broker.agent.stop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.agent.control.StepOutcome;
+import dev.kafkamirror.broker.core.stop.StopState;
+import dev.kafkamirror.broker.core.stop.StopStep;
+import dev.kafkamirror.broker.core.stop.rules.LocalState;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError.Code;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The executor's skeleton over in-memory fakes: order of effects, outcomes, partial failures. */
+class StopExecutorTest {
+
+  private static final String SOURCE = "source-cluster-a";
+
+  private final List<String> events = new ArrayList<>();
+  private final TestingStopStore store = new TestingStopStore(events);
+  private final TestingStopPartitions partitions = new TestingStopPartitions(events);
+  private final Map<StopTarget, Integer> fenced = new HashMap<>();
+  private final StopFence fence =
+      (moves, timeoutMs) -> {
+        fenced.putAll(moves);
+        Map<StopTarget, StopFence.Moved> out = new HashMap<>();
+        moves.forEach((t, to) -> out.put(t, new StopFence.Moved(to, null)));
+        return out;
+      };
+  private final StopExecutor executor =
+      new StopExecutor(
+          partitions, store, fence, Clock.fixed(Instant.ofEpochMilli(1_000L), ZoneOffset.UTC));
+
+  private TestingStopTarget partition(int p) {
+    return partitions.add(new TestingStopTarget(p, SOURCE, events));
+  }
+
+  private static List<PartitionRef> refs(TestingStopTarget... ts) {
+    return java.util.Arrays.stream(ts).map(t -> t.ref).toList();
+  }
+
+  /** Fetchers removed and the log fenced (its batches are of an older epoch). */
+  private TestingStopTarget stoppingPartition(int p) {
+    TestingStopTarget t = partition(p);
+    executor.removeFetchers(refs(t), 1_000L);
+    events.clear();
+    return t;
+  }
+
+  @Test
+  void theTargetIsDurableBeforeTheTruncationAndTruncatedAfterIt() throws Exception {
+    // Given a stopping leader with 16 records of which 10 are stable (a transaction is open)
+    TestingStopTarget t = stoppingPartition(0);
+    t.lastStable = 10;
+    // When truncate runs
+    List<StepOutcome> out = executor.truncate(refs(t), 1_000L);
+    // Then TRUNCATING is written before the truncation, TRUNCATED after it
+    assertThat(out.get(0).error()).isNull();
+    assertThat(events)
+        .containsExactly("t-0 write TRUNCATING", "t-0 truncate 10", "t-0 write TRUNCATED");
+    // And a repeated call does nothing more
+    events.clear();
+    assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void aStaleHighWatermarkIsWaitedForAndThenTheLastStableOffsetIsTheTarget() throws Exception {
+    // Given a new leader whose high watermark reaches its log end only after a few reads
+    TestingStopTarget t = stoppingPartition(0);
+    t.highWatermark = 0;
+    t.lastStable = 0;
+    t.viewsUntilHighWatermark = 4;
+    // When truncate runs
+    List<StepOutcome> out = executor.truncate(refs(t), 5_000L);
+    // Then nothing was truncated: the target is the established last stable offset, 16
+    assertThat(out.get(0).error()).isNull();
+    assertThat(events).containsExactly("t-0 write TRUNCATED");
+    assertThat(store.get(t.key).orElseThrow().truncatedToOffset()).isEqualTo(16L);
+  }
+
+  @Test
+  void aHighWatermarkThatStaysStaleIsATimeoutWithNothingRecorded() throws Exception {
+    TestingStopTarget t = stoppingPartition(0);
+    t.highWatermark = 0;
+    t.lastStable = 0;
+    List<StepOutcome> out = executor.truncate(refs(t), 100L);
+    assertThat(out.get(0).error().code()).isEqualTo(Code.TIMEOUT);
+    assertThat(out.get(0).error().getMessage())
+        .contains("t-0: the high watermark 0 of leader epoch 5");
+    assertThat(events).isEmpty();
+    assertThat(store.get(t.key).orElseThrow().step()).isEqualTo(StopStep.FETCHERS_REMOVED);
+  }
+
+  @Test
+  void batchesOfTheCurrentEpochAreFencedAndNotTruncatedHere() throws Exception {
+    TestingStopTarget t = stoppingPartition(0);
+    t.lastBatchEpoch = 5;
+    t.lastStable = 12;
+    List<StepOutcome> out = executor.truncate(refs(t), 1_000L);
+    assertThat(out.get(0).error().code()).isEqualTo(Code.LEADER_MOVED);
+    assertThat(out.get(0).error().getMessage())
+        .isEqualTo(
+            "t-0: leadership moved from broker 1 (leader epoch 5) to broker 2 to fence the"
+                + " replicas before the truncation to offset 12; call truncate on broker 2");
+    assertThat(events).containsExactly("t-0 write TRUNCATING");
+    assertThat(fenced.values()).containsExactly(2);
+  }
+
+  @Test
+  void aRefusalIsThePartitionsOutcomeWithTheRulesMessage() throws Exception {
+    TestingStopTarget t = stoppingPartition(0);
+    List<StepOutcome> out = executor.persistOffsets(refs(t), 1_000L);
+    assertThat(out.get(0).error().code()).isEqualTo(Code.INVALID_STATE);
+    assertThat(out.get(0).error().getMessage())
+        .isEqualTo(
+            "t-0 (mirror m1) is at stop step FETCHERS_REMOVED; TRUNCATED is needed: call truncate"
+                + " first");
+  }
+
+  @Test
+  void aFailedWriteFailsItsPartitionNotTheBatch() throws Exception {
+    // Given two stopping partitions, and the store refusing every write of partition 1
+    TestingStopTarget a = stoppingPartition(0);
+    TestingStopTarget b = stoppingPartition(1);
+    a.lastStable = 10;
+    b.lastStable = 10;
+    store.failWritesOf(1);
+    // When truncate runs on both
+    List<StepOutcome> out = executor.truncate(refs(a, b), 1_000L);
+    // Then partition 0 is truncated, partition 1 is FENCED and untouched
+    assertThat(out.get(0).error()).isNull();
+    assertThat(out.get(1).error().code()).isEqualTo(Code.FENCED);
+    assertThat(b.logEnd).isEqualTo(16L);
+    assertThat(events)
+        .containsExactly("t-0 write TRUNCATING", "t-0 truncate 10", "t-0 write TRUNCATED");
+  }
+
+  @Test
+  void anUnavailableStoreFailsEveryPartitionAndTouchesNothing() throws Exception {
+    TestingStopTarget a = stoppingPartition(0);
+    TestingStopTarget b = stoppingPartition(1);
+    store.unavailable = true;
+    List<StepOutcome> out = executor.truncate(refs(a, b), 1_000L);
+    assertThat(out)
+        .allSatisfy(o -> assertThat(o.error().code()).isEqualTo(Code.STATE_STORE_UNAVAILABLE));
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void theWholeSequenceOpensForWritesOnlyAfterStoppedIsWritten() throws Exception {
+    // Given a mirroring leader
+    TestingStopTarget t = partition(0);
+    t.lastStable = 12;
+    // When the five calls run
+    assertThat(executor.removeFetchers(refs(t), 1_000L).get(0).error()).isNull();
+    assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
+    assertThat(executor.persistOffsets(refs(t), 1_000L).get(0).error()).isNull();
+    StepOutcome barrier = executor.barrier(refs(t), 1_000L, (r, ms) -> Map.of()).get(0);
+    assertThat(executor.makeWritable(refs(t), 1_000L).get(0).error()).isNull();
+    // Then every effect came in order, one barrier at the truncation offset
+    assertThat(events)
+        .containsExactly(
+            "t-0 local STOPPING",
+            "t-0 write FETCHERS_REMOVED",
+            "t-0 write TRUNCATING",
+            "t-0 truncate 12",
+            "t-0 write TRUNCATED",
+            "t-0 write OFFSETS_PERSISTED",
+            "t-0 barrier 12",
+            "t-0 write BARRIER_WRITTEN",
+            "t-0 write STOPPED",
+            "t-0 local STOPPED");
+    assertThat(barrier.result())
+        .containsEntry(Fields.StepResult.BARRIER_OFFSET, 12L)
+        .containsEntry(Fields.StepResult.APPENDED, true);
+    // And the barrier call repeated appends nothing and says so
+    events.clear();
+    StepOutcome again = executor.barrier(refs(t), 1_000L, (r, ms) -> Map.of()).get(0);
+    assertThat(again.result())
+        .containsEntry(Fields.StepResult.BARRIER_OFFSET, 12L)
+        .containsEntry(Fields.StepResult.APPENDED, false);
+    assertThat(events).isEmpty();
+    assertThat(t.local).isEqualTo(LocalState.STOPPED);
+  }
+
+  @Test
+  void aBarrierNotReplicatedInTimeIsATimeoutAndNotRecorded() throws Exception {
+    TestingStopTarget t = partition(0);
+    executor.removeFetchers(refs(t), 1_000L);
+    executor.truncate(refs(t), 1_000L);
+    executor.persistOffsets(refs(t), 1_000L);
+    t.replicates = false;
+    StepOutcome out = executor.barrier(refs(t), 100L, (r, ms) -> Map.of()).get(0);
+    assertThat(out.error().code()).isEqualTo(Code.TIMEOUT);
+    assertThat(out.error().getMessage())
+        .isEqualTo(
+            "t-0: the barrier at offset 16 is written but not yet below the high watermark 16"
+                + " after 100 ms; repeat the call to wait again");
+    StopState durable = store.get(t.key).orElseThrow();
+    assertThat(durable.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
+    // And make-writable refuses before the barrier is recorded
+    assertThat(executor.makeWritable(refs(t), 1_000L).get(0).error().code())
+        .isEqualTo(Code.INVALID_STATE);
+    assertThat(t.local).isEqualTo(LocalState.STOPPING);
+  }
+
+  @Test
+  void partitionsThatAreNotMirrorsGetThePlainBarrier() throws Exception {
+    PartitionRef plain = new PartitionRef("plain", 0, SOURCE);
+    List<StepOutcome> out =
+        executor.barrier(List.of(plain), 1_000L, (r, ms) -> Map.of("barrierOffset", 3L));
+    assertThat(out.get(0).result()).containsEntry("barrierOffset", 3L);
+  }
+}

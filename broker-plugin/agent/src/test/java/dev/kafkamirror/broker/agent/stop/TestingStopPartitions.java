@@ -1,0 +1,56 @@
+package dev.kafkamirror.broker.agent.stop;
+
+import dev.kafkamirror.broker.agent.control.PartitionOperationException;
+import dev.kafkamirror.broker.agent.control.PartitionRef;
+import dev.kafkamirror.broker.core.stop.rules.LocalState;
+import dev.kafkamirror.contract.PartitionError.Code;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The broker's mirror partitions as a map; registry changes go to the shared event list. */
+final class TestingStopPartitions implements StopPartitions {
+
+  final Map<PartitionRef, TestingStopTarget> targets = new LinkedHashMap<>();
+  private final List<String> events;
+
+  TestingStopPartitions(List<String> events) {
+    this.events = events;
+  }
+
+  TestingStopTarget add(TestingStopTarget t) {
+    targets.put(t.ref(), t);
+    return t;
+  }
+
+  @Override
+  public StopTarget resolve(PartitionRef ref, boolean requireLeader)
+      throws PartitionOperationException {
+    TestingStopTarget t = targets.get(ref);
+    if (t == null) {
+      throw new PartitionOperationException(
+          Code.INVALID_STATE, ref.key() + " is not a mirror on this broker");
+    }
+    if (requireLeader && !t.leader) {
+      throw new PartitionOperationException(
+          Code.NOT_LEADER, "this broker is not the leader of " + ref.key());
+    }
+    return t;
+  }
+
+  @Override
+  public boolean isMirror(PartitionRef ref) {
+    return targets.containsKey(ref);
+  }
+
+  @Override
+  public void advanceAll(List<StopTarget> list, LocalState state) {
+    for (StopTarget s : list) {
+      TestingStopTarget t = (TestingStopTarget) s;
+      if (t.local != state && t.local != LocalState.STOPPED) {
+        t.local = state;
+        events.add(t.name() + " local " + state);
+      }
+    }
+  }
+}
