@@ -107,9 +107,9 @@ final class KafkaStopTarget implements StopTarget {
   }
 
   /**
-   * Reads only what the call's rule uses: the last batch for truncate, the barrier at the end for
-   * the barrier call, the reset check only where make-writable would ask it (it remembers its
-   * failures for describe).
+   * Reads only what the call's rule uses: the last batch for truncate (and, once truncated, a
+   * barrier at the end), the barrier at the end for the barrier call, the reset check only where
+   * make-writable would ask it (it remembers its failures for describe).
    */
   @Override
   public PartitionView view(
@@ -126,6 +126,11 @@ final class KafkaStopTarget implements StopTarget {
         RecordBatch last = KafkaPartitionControl.lastBatch(log);
         lastBatchEpoch = last == null ? -1 : last.partitionLeaderEpoch();
         open = KafkaPartitionControl.producerCounts(log)[1];
+        if (durable != null && durable.step().atLeast(StopStep.TRUNCATED)) {
+          // A barrier already at the recorded truncation offset means the log is truncated.
+          barrierAtEnd =
+              KafkaPartitionControl.lastBatchBarrierOffset(log, durable.sourceClusterId());
+        }
       } else if (call == StopCall.BARRIER && requestedSourceClusterId != null) {
         barrierAtEnd = KafkaPartitionControl.lastBatchBarrierOffset(log, requestedSourceClusterId);
       }

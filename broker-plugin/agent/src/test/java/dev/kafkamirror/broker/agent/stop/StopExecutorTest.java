@@ -178,6 +178,8 @@ class StopExecutorTest {
             "t-0 write BARRIER_WRITTEN",
             "t-0 write STOPPED",
             "t-0 local STOPPED");
+    // And persist-offsets recorded the source's epoch of the last batch kept (the store's history)
+    assertThat(store.get(t.key).orElseThrow().lastMirroredSourceEpoch()).isEqualTo(3);
     assertThat(barrier.result())
         .containsEntry(Fields.StepResult.BARRIER_OFFSET, 12L)
         .containsEntry(Fields.StepResult.APPENDED, true);
@@ -210,6 +212,25 @@ class StopExecutorTest {
     assertThat(executor.makeWritable(refs(t), 1_000L).get(0).error().code())
         .isEqualTo(Code.INVALID_STATE);
     assertThat(t.local).isEqualTo(LocalState.STOPPING);
+  }
+
+  @Test
+  void aTruncateRepeatedAfterTheBarrierAppendNeitherFencesNorTruncates() throws Exception {
+    // Given the barrier appended at the truncation offset, BARRIER_WRITTEN not recorded yet
+    TestingStopTarget t = partition(0);
+    executor.removeFetchers(refs(t), 1_000L);
+    executor.truncate(refs(t), 1_000L);
+    executor.persistOffsets(refs(t), 1_000L);
+    t.replicates = false;
+    executor.barrier(refs(t), 100L, (r, ms) -> Map.of());
+    events.clear();
+    // When a second operator repeats truncate
+    StepOutcome out = executor.truncate(refs(t), 1_000L).get(0);
+    // Then the barrier stays: no fence, no truncation, nothing recorded
+    assertThat(out.error()).isNull();
+    assertThat(fenced).isEmpty();
+    assertThat(events).isEmpty();
+    assertThat(t.logEnd).isEqualTo(17L);
   }
 
   @Test
