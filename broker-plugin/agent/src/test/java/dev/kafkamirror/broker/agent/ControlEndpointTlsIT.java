@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
+import dev.kafkamirror.testing.tls.ControlEndpointTls;
 import dev.kafkamirror.testing.tls.TestCertificates;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class ControlEndpointTlsIT {
 
   private static final String TOPIC = "tls-orders";
-  private static final String PREFIX = "cluster.mirror.control.";
+  private static final String PREFIX = ControlEndpointTls.PREFIX;
 
   private static TestCertificates certs;
   private static KafkaCluster mtls;
@@ -37,37 +38,24 @@ class ControlEndpointTlsIT {
     Path dir = Files.createTempDirectory(Path.of("target"), "control-tls");
     certs = TestCertificates.create(dir);
     mtls =
-        tlsBroker("tls-mtls")
-            .brokerProperty(PREFIX + "ssl.keystore.location", certs.keystore("broker").toString())
-            .brokerProperty(PREFIX + "ssl.keystore.type", "PKCS12")
-            .brokerProperty(PREFIX + "ssl.keystore.password", TestCertificates.PASSWORD)
-            .brokerProperty(PREFIX + "ssl.key.password", TestCertificates.PASSWORD)
-            .brokerProperty(PREFIX + "ssl.truststore.location", certs.truststore().toString())
-            .brokerProperty(PREFIX + "ssl.truststore.type", "PKCS12")
-            .brokerProperty(PREFIX + "ssl.truststore.password", TestCertificates.PASSWORD)
-            .brokerProperty(PREFIX + "ssl.client.auth", "required")
+        ControlEndpointTls.clientCertificatesRequired(
+                tlsBroker("tls-mtls")
+                    .brokerProperty(
+                        PREFIX + "ssl.keystore.location", certs.keystore("broker").toString())
+                    .brokerProperty(PREFIX + "ssl.keystore.type", "PKCS12")
+                    .brokerProperty(PREFIX + "ssl.keystore.password", TestCertificates.PASSWORD)
+                    .brokerProperty(PREFIX + "ssl.key.password", TestCertificates.PASSWORD),
+                certs)
             .singleNode()
             .start();
     mtls.createTopic(TOPIC, 1, 1, Map.of());
-    pem =
-        tlsBroker("tls-pem")
-            .brokerProperty(PREFIX + "ssl.keystore.type", "PEM")
-            .brokerProperty(
-                PREFIX + "ssl.keystore.key", certs.privateKeyPem("broker").replace("\n", "\\n"))
-            .brokerProperty(
-                PREFIX + "ssl.keystore.certificate.chain",
-                certs.certificateChainPem("broker").replace("\n", "\\n"))
-            .singleNode()
-            .start();
+    pem = ControlEndpointTls.pemKeyAndChain(tlsBroker("tls-pem"), certs).singleNode().start();
     pem.createTopic(TOPIC, 1, 1, Map.of());
   }
 
   /** A broker with the agent, its control listener and secret, and no plaintext allowance. */
   private static KafkaClusterConfig.Builder tlsBroker(String name) {
-    return KafkaClusterConfig.builder(name)
-        .javaAgent(AgentClusters.agentJar(), null)
-        .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
-        .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET);
+    return ControlEndpointTls.withControlEndpoint(name, AgentClusters.agentJar());
   }
 
   @AfterAll

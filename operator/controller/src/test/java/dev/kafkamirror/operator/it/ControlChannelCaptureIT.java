@@ -10,6 +10,7 @@ import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
+import dev.kafkamirror.testing.tls.ControlEndpointTls;
 import dev.kafkamirror.testing.tls.TestCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -37,7 +38,6 @@ import org.junit.jupiter.api.Test;
 class ControlChannelCaptureIT {
 
   private static final String TOPIC = "capture-orders";
-  private static final String PREFIX = "cluster.mirror.control.";
   private static final String PASSWORD = "source-sasl-password-7f3a9c";
 
   private static TestCertificates certs;
@@ -52,34 +52,19 @@ class ControlChannelCaptureIT {
     source = KafkaClusterConfig.builder("capture-a").singleNode().start();
     source.createTopic(TOPIC, 1, 1, Map.of());
     destination =
-        KafkaClusterConfig.builder("capture-b")
-            .javaAgent(MirrorFixtures.agentJar(), null)
-            .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
-            .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
-            .brokerProperty(PREFIX + "ssl.keystore.type", "PEM")
-            .brokerProperty(
-                PREFIX + "ssl.keystore.key", certs.privateKeyPem("broker").replace("\n", "\\n"))
-            .brokerProperty(
-                PREFIX + "ssl.keystore.certificate.chain",
-                certs.certificateChainPem("broker").replace("\n", "\\n"))
+        ControlEndpointTls.pemKeyAndChain(
+                ControlEndpointTls.withControlEndpoint("capture-b", MirrorFixtures.agentJar()),
+                certs)
             .singleNode()
             .start();
     destination.createTopic(TOPIC, 1, 1, Map.of());
     mutualTlsDestination =
-        KafkaClusterConfig.builder("capture-mtls")
-            .javaAgent(MirrorFixtures.agentJar(), null)
-            .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
-            .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
-            .brokerProperty(PREFIX + "ssl.keystore.type", "PEM")
-            .brokerProperty(
-                PREFIX + "ssl.keystore.key", certs.privateKeyPem("broker").replace("\n", "\\n"))
-            .brokerProperty(
-                PREFIX + "ssl.keystore.certificate.chain",
-                certs.certificateChainPem("broker").replace("\n", "\\n"))
-            .brokerProperty(PREFIX + "ssl.truststore.location", certs.truststore().toString())
-            .brokerProperty(PREFIX + "ssl.truststore.type", "PKCS12")
-            .brokerProperty(PREFIX + "ssl.truststore.password", TestCertificates.PASSWORD)
-            .brokerProperty(PREFIX + "ssl.client.auth", "required")
+        ControlEndpointTls.clientCertificatesRequired(
+                ControlEndpointTls.pemKeyAndChain(
+                    ControlEndpointTls.withControlEndpoint(
+                        "capture-mtls", MirrorFixtures.agentJar()),
+                    certs),
+                certs)
             .singleNode()
             .start();
     mutualTlsDestination.createTopic(TOPIC, 1, 1, Map.of());
