@@ -119,6 +119,9 @@ public final class KafkaCluster implements AutoCloseable {
           props.putAll(proxiedListener(node, extraPorts.next(), controllerPort));
         }
       }
+      if (node.role().isController()) {
+        props.putAll(config.controllerProperties());
+      }
       node.writeConfig(voters, props);
     }
     runInParallel(

@@ -29,7 +29,8 @@ public record KafkaClusterConfig(
     List<String> jvmArgs,
     Path workDir,
     Duration startTimeout,
-    boolean proxiedClientListener) {
+    boolean proxiedClientListener,
+    Map<String, String> controllerProperties) {
 
   public KafkaClusterConfig {
     Objects.requireNonNull(name, "name");
@@ -41,6 +42,7 @@ public record KafkaClusterConfig(
     features = Map.copyOf(features);
     clientProperties = Map.copyOf(clientProperties);
     jvmArgs = List.copyOf(jvmArgs);
+    controllerProperties = Map.copyOf(controllerProperties);
   }
 
   /** A builder for cluster {@code name} with one combined node and no agent. */
@@ -74,6 +76,7 @@ public record KafkaClusterConfig(
                 "cmo.test.workdir", System.getProperty("java.io.tmpdir") + "/cmo-test-work"));
     private Duration startTimeout = Duration.ofSeconds(300);
     private boolean proxiedClientListener;
+    private final Map<String, String> controllerProperties = new LinkedHashMap<>();
 
     private Builder(String name) {
       this.name = name;
@@ -109,6 +112,15 @@ public record KafkaClusterConfig(
     /** A property added to every broker's server.properties (wins over the harness defaults). */
     public Builder brokerProperty(String key, String value) {
       brokerProperties.put(key, value);
+      return this;
+    }
+
+    /**
+     * A property added to the dedicated controller's server.properties (wins over the harness
+     * defaults), such as {@code broker.session.timeout.ms} for a test that pauses a broker.
+     */
+    public Builder controllerProperty(String key, String value) {
+      controllerProperties.put(key, value);
       return this;
     }
 
@@ -188,7 +200,8 @@ public record KafkaClusterConfig(
           jvmArgs,
           workDir,
           startTimeout,
-          proxiedClientListener);
+          proxiedClientListener,
+          controllerProperties);
     }
 
     /** Builds the config and starts the cluster. */

@@ -181,12 +181,21 @@ final class KafkaStopTarget implements StopTarget {
         known,
         reset,
         BarrierHooks.ruleEnabled(),
-        nowMs);
+        nowMs,
+        leader && followersBehind(leo).isEmpty());
+  }
+
+  @Override
+  public List<String> followersBehind(long endOffset) {
+    int self = BrokerHandles.replicaManager().map(rm -> rm.localBrokerId()).orElse(-1);
+    return FollowerFetches.behind(partition, tp, self, endOffset);
   }
 
   @Override
   public void truncateTo(long offset) {
     partition.truncateTo(offset, false);
+    // Kafka keeps the followers' fetch states from before: only fetches from now on count.
+    FollowerFetches.truncated(tp, partition.getLeaderEpoch());
     realignLeaderEpochStart(log.logEndOffset());
     BrokerHandles.completeDelayedFetches(tp);
   }

@@ -125,22 +125,34 @@ final class StopActions {
     }
   }
 
-  /** acks=all: the barrier must be below the high watermark, i.e. on every in-sync replica. */
+  /**
+   * acks=all: the barrier must be below the high watermark and fetched by every in-sync follower
+   * since the leader's truncation, i.e. on every in-sync replica. Kafka's high watermark alone can
+   * pass the barrier on follower log ends from before the truncation.
+   */
   private static void await(StopRun run, StopTarget t, long offset)
       throws PartitionOperationException {
     if (run.awaitedBefore(t)) {
+      long hw = t.highWatermark();
+      List<String> behind = t.followersBehind(offset + 1);
       throw new PartitionOperationException(
           Code.TIMEOUT,
           t.name()
               + ": the barrier at offset "
               + offset
-              + " is written but not yet below the high watermark "
-              + t.highWatermark()
+              + " is written but "
+              + (hw <= offset || behind.isEmpty()
+                  ? "not yet below the high watermark " + hw
+                  : "not yet fetched since the leader's truncation by every in-sync follower"
+                      + " (the high watermark "
+                      + hw
+                      + " counts follower log ends from before it): "
+                      + String.join(", ", behind))
               + " after "
               + run.timeoutMs()
               + " ms; repeat the call to wait again");
     }
-    while (t.highWatermark() <= offset
+    while ((t.highWatermark() <= offset || !t.followersBehind(offset + 1).isEmpty())
         && run.remainingNanos() > 0
         && !Thread.currentThread().isInterrupted()) {
       sleep(BARRIER_POLL_MS);

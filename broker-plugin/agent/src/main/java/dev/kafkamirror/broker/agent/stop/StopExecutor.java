@@ -158,7 +158,11 @@ public final class StopExecutor {
     List<StopTarget> active = new ArrayList<>(targets);
     for (int round = 1; !active.isEmpty(); round++) {
       Map<StopTarget, Decision> decided = new LinkedHashMap<>();
+      syncWhereLeadingInNewEpoch(run, active);
       for (StopTarget t : active) {
+        if (run.answered(t.ref())) {
+          continue;
+        }
         try {
           Decision d = withSourceEpoch(run, t, decideWithRetries(run, t, round == 1));
           if (round > MAX_ROUNDS) {
@@ -189,6 +193,37 @@ public final class StopExecutor {
             }
           });
       active = active.stream().filter(t -> !run.answered(t.ref())).toList();
+    }
+  }
+
+  /**
+   * Reads the stop state up to date again for the partitions this broker now leads in a leader
+   * epoch it has not synced in. A call that waited (for the high watermark, say) while leadership
+   * went to another broker, which recorded later steps, and came back, must not decide from its
+   * table of before: it would record an earlier step in the newer epoch over the later one, and the
+   * stop would go back (found by the stop protocol explorer). A partition whose sync fails fails
+   * alone.
+   */
+  private void syncWhereLeadingInNewEpoch(StopRun run, List<StopTarget> active) {
+    Map<StopStateKey, Integer> stale = new HashMap<>();
+    List<StopTarget> staleTargets = new ArrayList<>();
+    for (StopTarget t : active) {
+      try {
+        if (t.isLeader() && !store.isCurrentAsLeader(t.key(), t.leaderEpoch())) {
+          stale.put(t.key(), t.leaderEpoch());
+          staleTargets.add(t);
+        }
+      } catch (PartitionOperationException e) {
+        run.fail(t.ref(), e);
+      }
+    }
+    if (stale.isEmpty()) {
+      return;
+    }
+    try {
+      store.syncAsLeader(stale, Math.max(1L, run.remainingMs()));
+    } catch (PartitionOperationException e) {
+      staleTargets.forEach(t -> run.fail(t.ref(), e));
     }
   }
 

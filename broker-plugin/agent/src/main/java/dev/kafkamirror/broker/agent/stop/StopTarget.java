@@ -37,6 +37,14 @@ public interface StopTarget {
 
   long highWatermark();
 
+  /**
+   * The in-sync followers that have not fetched up to {@code endOffset} since this leader last
+   * truncated its own log in its current leader epoch, each named with what the leader knows of it
+   * (for messages); empty when every one has. Kafka's high watermark alone does not say so after
+   * the leader's own truncation (see {@code PartitionView#isrFetchedLogEnd}).
+   */
+  java.util.List<String> followersBehind(long endOffset);
+
   /** Truncates the log to {@code offset}; the caller holds {@link #lock()}. */
   void truncateTo(long offset) throws Exception;
 

@@ -240,4 +240,74 @@ class StopExecutorTest {
         executor.barrier(List.of(plain), 1_000L, (r, ms) -> Map.of("barrierOffset", 3L));
     assertThat(out.get(0).result()).containsEntry("barrierOffset", 3L);
   }
+
+  /** Fetchers removed, nothing to truncate (16 stable of 16), offsets persisted. */
+  private TestingStopTarget persistedPartition(int p) {
+    TestingStopTarget t = partition(p);
+    executor.removeFetchers(refs(t), 1_000L);
+    executor.truncate(refs(t), 1_000L);
+    executor.persistOffsets(refs(t), 1_000L);
+    events.clear();
+    return t;
+  }
+
+  @Test
+  void theBarrierIsNotRecordedWhileAnInSyncFollowerHasNotFetchedItSinceTheTruncation()
+      throws Exception {
+    // Given a follower that has not fetched since the leader's truncation: the high watermark
+    // passes the barrier at once, on that follower's log end from before the truncation
+    TestingStopTarget t = persistedPartition(0);
+    t.followersBehind =
+        List.of(
+            "broker 3 (has not fetched since the leader's truncation at 900 ms; last fetch at"
+                + " 850 ms, up to offset 20)");
+    // When barrier runs
+    StepOutcome out = executor.barrier(refs(t), 200L, (r, ms) -> Map.of()).get(0);
+    // Then it is a timeout naming the follower, the barrier is appended once and not recorded
+    assertThat(out.error().code()).isEqualTo(Code.TIMEOUT);
+    assertThat(out.error().getMessage())
+        .isEqualTo(
+            "t-0: the barrier at offset 16 is written but not yet fetched since the leader's"
+                + " truncation by every in-sync follower (the high watermark 17 counts follower"
+                + " log ends from before it): broker 3 (has not fetched since the leader's"
+                + " truncation at 900 ms; last fetch at 850 ms, up to offset 20) after 200 ms;"
+                + " repeat the call to wait again");
+    assertThat(events).containsExactly("t-0 barrier 16");
+    assertThat(store.get(t.key).orElseThrow().step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
+    // When the follower has fetched it and the call is repeated
+    t.followersBehind = List.of();
+    events.clear();
+    StepOutcome again = executor.barrier(refs(t), 1_000L, (r, ms) -> Map.of()).get(0);
+    // Then the same barrier counts and is recorded
+    assertThat(again.error()).isNull();
+    assertThat(again.result()).containsEntry(Fields.StepResult.APPENDED, false);
+    assertThat(events).containsExactly("t-0 write BARRIER_WRITTEN");
+  }
+
+  @Test
+  void aBarrierCallThatOutlivesTwoLeaderChangesReadsTheStopStateAgain() throws Exception {
+    // Given a barrier call on broker 1 (epoch 5) that waits for its followers
+    TestingStopTarget t = persistedPartition(0);
+    store.tracksLeaderEpochs = true;
+    t.replicates = false;
+    StopState persisted = store.get(t.key).orElseThrow();
+    // And, while it waits, leadership goes to broker 2 (epoch 6), which records BARRIER_WRITTEN and
+    // STOPPED, crashes, and broker 1 leads again in epoch 7
+    t.highWatermarkReadsUntilChange = 3;
+    t.changeWhileWaiting =
+        () -> {
+          StopState written =
+              persisted.withBarrier(16L).advance(StopStep.BARRIER_WRITTEN, 6, 2, 1_100L);
+          store.writtenElsewhere(written);
+          store.writtenElsewhere(written.advance(StopStep.STOPPED, 6, 2, 1_200L));
+          t.epoch = 7;
+          t.highWatermark = t.logEnd;
+        };
+    // When the call goes on
+    StepOutcome out = executor.barrier(refs(t), 5_000L, (r, ms) -> Map.of()).get(0);
+    // Then it read the topic again in epoch 7 and found the stop STOPPED: nothing recorded over it
+    assertThat(out.error()).isNull();
+    assertThat(events).containsExactly("t-0 barrier 16");
+    assertThat(store.get(t.key).orElseThrow().step()).isEqualTo(StopStep.STOPPED);
+  }
 }

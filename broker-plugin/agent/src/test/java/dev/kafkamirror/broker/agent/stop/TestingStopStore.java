@@ -22,6 +22,14 @@ final class TestingStopStore implements StopStore {
   boolean unavailable;
   int syncs;
 
+  /** Whether {@link #isCurrentAsLeader} answers from the epochs synced in (else: never current). */
+  boolean tracksLeaderEpochs;
+
+  private final Map<StopStateKey, Integer> syncedEpochs = new java.util.HashMap<>();
+
+  /** Records another broker wrote to the topic, which this store reads on its next sync. */
+  private final List<StopState> unread = new ArrayList<>();
+
   TestingStopStore(List<String> events) {
     this.events = events;
   }
@@ -32,6 +40,16 @@ final class TestingStopStore implements StopStore {
 
   void put(StopState s) {
     table.apply(s);
+  }
+
+  /** A record another broker wrote; this store's table has it only after its next sync. */
+  void writtenElsewhere(StopState s) {
+    unread.add(s);
+  }
+
+  private void readUnread() {
+    unread.forEach(table::apply);
+    unread.clear();
   }
 
   private void check() throws PartitionOperationException {
@@ -57,7 +75,7 @@ final class TestingStopStore implements StopStore {
   public boolean isCurrentAsLeader(StopStateKey key, int leaderEpoch)
       throws PartitionOperationException {
     check();
-    return false;
+    return tracksLeaderEpochs && Integer.valueOf(leaderEpoch).equals(syncedEpochs.get(key));
   }
 
   @Override
@@ -65,6 +83,8 @@ final class TestingStopStore implements StopStore {
       throws PartitionOperationException {
     check();
     syncs++;
+    readUnread();
+    syncedEpochs.putAll(leaderEpochs);
   }
 
   @Override
@@ -76,6 +96,7 @@ final class TestingStopStore implements StopStore {
   public void sync(long timeoutMs) throws PartitionOperationException {
     check();
     syncs++;
+    readUnread();
   }
 
   @Override

@@ -28,6 +28,14 @@ final class TestingStopTarget implements StopTarget {
   long barrierAtEnd = -1;
   boolean replicates = true;
 
+  /** The in-sync followers that have not fetched the log end since the truncation. */
+  List<String> followersBehind = List.of();
+
+  /** Runs once, at the {@code highWatermarkReadsUntilChange}-th read of the high watermark. */
+  Runnable changeWhileWaiting;
+
+  int highWatermarkReadsUntilChange;
+
   /** The high watermark reaches the log end after this many more views (a new leader). */
   int viewsUntilHighWatermark;
 
@@ -93,7 +101,8 @@ final class TestingStopTarget implements StopTarget {
         ref.sourceClusterId(),
         null,
         true,
-        nowMs);
+        nowMs,
+        leader && followersBehind.isEmpty());
   }
 
   @Override
@@ -103,7 +112,15 @@ final class TestingStopTarget implements StopTarget {
 
   @Override
   public long highWatermark() {
+    if (highWatermarkReadsUntilChange > 0 && --highWatermarkReadsUntilChange == 0) {
+      changeWhileWaiting.run();
+    }
     return highWatermark;
+  }
+
+  @Override
+  public List<String> followersBehind(long endOffset) {
+    return followersBehind;
   }
 
   @Override

@@ -77,7 +77,10 @@ public sealed interface Decision {
   /** Append the MIRROR_PID_RESET barrier naming {@code sourceClusterId} at the log end. */
   record AppendBarrier(String sourceClusterId) implements Action {}
 
-  /** Wait, bounded by the call, until the barrier at {@code barrierOffset} is below the HW. */
+  /**
+   * Wait, bounded by the call, until the barrier at {@code barrierOffset} is below the HW and, when
+   * it ends the log, every in-sync follower has fetched it since the leader's truncation.
+   */
   record AwaitHighWatermark(long barrierOffset) implements Action {}
 
   /** Let clients write: the local registry state becomes STOPPED. */

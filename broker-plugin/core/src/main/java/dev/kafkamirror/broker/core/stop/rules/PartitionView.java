@@ -36,6 +36,13 @@ import java.util.Set;
  *     read only by make-writable
  * @param barrierRuleEnabled false only for stock comparisons: nothing is truncated or verified
  * @param nowMs the time new stop-state records carry (an input, so that the rules stay pure)
+ * @param isrFetchedLogEnd on the leader: every other in-sync replica has fetched from it, since it
+ *     last truncated its own log in this leader epoch (or since it became leader, when it has not),
+ *     up to its log end. Kafka's high watermark alone does not say so: a leader that truncated
+ *     itself keeps each follower's log end from its last fetch before the truncation (a diverging
+ *     fetch does not update it), so the next append lifts the high watermark over offsets a
+ *     follower still holds truncated batches at. The barrier counts as replicated only with this
+ *     set (stop protocol explorer finding, confirmed by {@code BarrierFollowerConfirmationIT})
  */
 public record PartitionView(
     StopStateKey key,
@@ -58,7 +65,8 @@ public record PartitionView(
     String knownSourceClusterId,
     String resetRefusal,
     boolean barrierRuleEnabled,
-    long nowMs) {
+    long nowMs,
+    boolean isrFetchedLogEnd) {
 
   public PartitionView {
     Objects.requireNonNull(key, "key");
@@ -110,7 +118,34 @@ public record PartitionView(
         knownSourceClusterId,
         resetRefusal,
         barrierRuleEnabled,
-        nowMs);
+        nowMs,
+        isrFetchedLogEnd);
+  }
+
+  public PartitionView withIsrFetchedLogEnd(boolean fetched) {
+    return new PartitionView(
+        key,
+        topic,
+        durable,
+        local,
+        brokerId,
+        leader,
+        leaderId,
+        leaderEpoch,
+        logEndOffset,
+        highWatermark,
+        lastStableOffset,
+        lastBatchEpoch,
+        barrierAtEnd,
+        openTransactions,
+        replicas,
+        isr,
+        membershipHolders,
+        knownSourceClusterId,
+        resetRefusal,
+        barrierRuleEnabled,
+        nowMs,
+        fetched);
   }
 
   public PartitionView withLocal(LocalState newLocal) {
@@ -135,12 +170,14 @@ public record PartitionView(
         knownSourceClusterId,
         resetRefusal,
         barrierRuleEnabled,
-        nowMs);
+        nowMs,
+        isrFetchedLogEnd);
   }
 
   /**
    * This view with the log as it is after appending or truncating: a new log end, high watermark,
-   * last stable offset, last batch epoch and barrier at the end.
+   * last stable offset, last batch epoch and barrier at the end ({@link #isrFetchedLogEnd} as it
+   * was: the caller says what the followers have fetched with {@link #withIsrFetchedLogEnd}).
    */
   public PartitionView withLog(
       long newLogEnd,
@@ -169,6 +206,7 @@ public record PartitionView(
         knownSourceClusterId,
         resetRefusal,
         barrierRuleEnabled,
-        nowMs);
+        nowMs,
+        isrFetchedLogEnd);
   }
 }

@@ -202,8 +202,9 @@ public final class StopRules {
 
   /**
    * Step 4 on the leader: one barrier, at the recorded truncation offset, below the high watermark
-   * (on every in-sync replica) before BARRIER_WRITTEN is recorded. A barrier of the source already
-   * at the log end (a crash after the append) is taken, never a second one.
+   * and fetched by every in-sync follower since the truncation (so on every in-sync replica) before
+   * BARRIER_WRITTEN is recorded. A barrier of the source already at the log end (a crash after the
+   * append) is taken, never a second one.
    */
   public static Decision barrier(PartitionView v, String requestedSourceClusterId) {
     if (!v.leader()) {
@@ -230,7 +231,10 @@ public final class StopRules {
     }
     if (v.barrierAtEnd() >= durable.truncatedToOffset()) {
       long offset = v.barrierAtEnd();
-      return v.highWatermark() > offset
+      // Below the high watermark is not enough: after this leader's own truncation Kafka counts
+      // its followers' log ends from before it, so every in-sync follower must have fetched the
+      // barrier since (the barrier is the log's last batch, so up to the log end).
+      return v.highWatermark() > offset && v.isrFetchedLogEnd()
           ? new Record(
               durable
                   .withBarrier(offset)

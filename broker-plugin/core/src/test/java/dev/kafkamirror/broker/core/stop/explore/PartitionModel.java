@@ -81,7 +81,8 @@ final class PartitionModel {
       StopState table,
       int readUpTo,
       int syncedEpoch,
-      int knownEnd) {}
+      int knownEnd,
+      boolean fetchedSinceTruncation) {}
 
   /**
    * A step call in flight on {@code broker}: the executor has applied a decision and asks the rule
@@ -121,17 +122,22 @@ final class PartitionModel {
   /**
    * Two behaviours of the system around the rules that the explorer found to matter.
    *
-   * @param truncationForgetsFollowerEnds false models Kafka 4.4 as read: a leader's own truncation
-   *     leaves what it knows of its followers' log ends (from their last fetch) as it was, so the
-   *     next append can raise the high watermark over offsets a follower still holds diverging
-   *     batches at; true models a leader that forgets them at the truncation, so the high watermark
-   *     moves again only after every in-sync follower has fetched since
+   * <p>Kafka 4.4 is modelled as it is (confirmed on real brokers by {@code
+   * BarrierFollowerConfirmationIT}): a leader's own truncation leaves what it knows of its
+   * followers' log ends (from their last fetch) as it was, so the next append can raise the high
+   * watermark over offsets a follower still holds diverging batches at.
+   *
+   * @param barrierAwaitsFollowerFetches false models the agent before the fix: the barrier counts
+   *     as replicated once it is below the high watermark; true models the agent's fix: the view
+   *     says whether every in-sync follower has fetched up to the leader's log end since the
+   *     leader's last truncation in its epoch ({@code PartitionView.isrFetchedLogEnd}), and the
+   *     barrier rule waits for it
    * @param callResyncsInNewEpoch false models today's executor: a call reads the state topic up to
    *     date once, when it starts, and later writes of the same call rely on that; true models an
    *     executor that reads it up to date again before asking the rule whenever the leader epoch is
    *     not the one it last synced in as leader
    */
-  record Options(boolean truncationForgetsFollowerEnds, boolean callResyncsInNewEpoch) {
+  record Options(boolean barrierAwaitsFollowerFetches, boolean callResyncsInNewEpoch) {
     /** Kafka 4.4 and the executor as they are. */
     static final Options AS_IS = new Options(false, false);
 
@@ -159,9 +165,9 @@ final class PartitionModel {
     List<Batch> two = List.of(new Batch(Kind.DATA, 0), new Batch(Kind.TXN, 0));
     List<Batch> one = List.of(new Batch(Kind.DATA, 0));
     List<Replica> rs = new ArrayList<>();
-    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, -1));
-    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, 2));
-    rs.add(new Replica(one, 1, true, LocalState.MIRRORING, null, 0, -1, 1));
+    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, -1, true));
+    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, 2, true));
+    rs.add(new Replica(one, 1, true, LocalState.MIRRORING, null, 0, -1, 1, true));
     return new World(List.copyOf(rs), 0, 1, 0b111, List.of(), List.of(), List.of(), one, budget);
   }
 
@@ -516,6 +522,7 @@ final class PartitionModel {
     final int[] readUpTo = new int[REPLICAS];
     final int[] synced = new int[REPLICAS];
     final int[] knownEnd = new int[REPLICAS];
+    final boolean[] fetchedSince = new boolean[REPLICAS];
     int leader;
     int epoch;
     int isr;
@@ -544,6 +551,7 @@ final class PartitionModel {
         readUpTo[b] = r.readUpTo();
         synced[b] = r.syncedEpoch();
         knownEnd[b] = r.knownEnd();
+        fetchedSince[b] = r.fetchedSinceTruncation();
       }
       leader = w.leader();
       epoch = w.epoch();
@@ -606,7 +614,8 @@ final class PartitionModel {
                 table[b],
                 readUpTo[b],
                 synced[b],
-                knownEnd[b]));
+                knownEnd[b],
+                fetchedSince[b]));
       }
       calls.sort(CALL_ORDER);
       return new World(
@@ -670,7 +679,21 @@ final class PartitionModel {
           SOURCE_ID,
           resetRefusal,
           true,
-          0L);
+          0L,
+          !options.barrierAwaitsFollowerFetches() || isrFetchedLogEnd(b));
+    }
+
+    /**
+     * What the agent reads from Kafka's follower states: every other in-sync replica fetched from
+     * {@code b} since its last truncation in this epoch, up to its log end.
+     */
+    boolean isrFetchedLogEnd(int b) {
+      for (int i = 0; i < REPLICAS; i++) {
+        if (i != b && inIsr(isr, i) && (!fetchedSince[i] || knownEnd[i] < leo(b))) {
+          return false;
+        }
+      }
+      return true;
     }
 
     void advanceLocal(int b, LocalState to) {
@@ -760,9 +783,10 @@ final class PartitionModel {
         logs.set(b, new ArrayList<>(log.subList(0, to)));
       }
       hw[b] = Math.min(hw[b], logs.get(b).size());
-      if (options.truncationForgetsFollowerEnds() && b == leader) {
+      if (b == leader) {
+        // Kafka keeps what it knows of the followers' ends; the agent notes the truncation.
         for (int i = 0; i < REPLICAS; i++) {
-          knownEnd[i] = -1;
+          fetchedSince[i] = false;
         }
       }
     }
@@ -790,6 +814,7 @@ final class PartitionModel {
       epoch++;
       for (int i = 0; i < REPLICAS; i++) {
         knownEnd[i] = -1;
+        fetchedSince[i] = true;
       }
       if (isr == 1 << b) {
         hw[b] = leo(b);
@@ -834,6 +859,7 @@ final class PartitionModel {
         logs.get(r).add(lead.get(i));
       }
       knownEnd[r] = leo(r);
+      fetchedSince[r] = true;
       if (!inIsr(isr, r) && leo(r) >= hw[leader]) {
         isr |= 1 << r;
         notes.add("broker " + r + " rejoins the ISR");

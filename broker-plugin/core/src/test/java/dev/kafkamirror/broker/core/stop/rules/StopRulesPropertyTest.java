@@ -129,8 +129,10 @@ class StopRulesPropertyTest {
       assertThat(v.barrierAtEnd()).isLessThan(v.durable().truncatedToOffset());
     }
     if (d instanceof Record rec) {
-      // Then BARRIER_WRITTEN names a barrier at or after the truncation, below the HW
+      // Then BARRIER_WRITTEN names a barrier at or after the truncation, below the HW, fetched by
+      // every in-sync follower since the truncation
       assertThat(rec.state().step()).isEqualTo(StopStep.BARRIER_WRITTEN);
+      assertThat(v.isrFetchedLogEnd()).isTrue();
       assertThat(rec.state().barrierOffset())
           .isEqualTo(v.barrierAtEnd())
           .isGreaterThanOrEqualTo(v.durable().truncatedToOffset())

@@ -100,7 +100,8 @@ class StopRulesTest {
             Views.SOURCE,
             null,
             true,
-            1_000L);
+            1_000L,
+            true);
     // Then leadership moves to broker 3: in sync and a holder (2 is out of sync)
     assertThat(StopRules.truncate(v)).isEqualTo(new Act(new Decision.MoveLeadership(3, 10L)));
     // And without an in-sync holder, it refuses and says why
@@ -127,7 +128,8 @@ class StopRulesTest {
                 Views.SOURCE,
                 null,
                 true,
-                1_000L));
+                1_000L,
+                true));
     assertThat(d).isInstanceOf(Refuse.class);
     assertThat(((Refuse) d).kind()).isEqualTo(RefusalKind.NOT_ENOUGH_REPLICAS);
     assertThat(((Refuse) d).retry()).isEqualTo(Retry.AFTER_MEMBERSHIP_SYNC);
@@ -174,7 +176,8 @@ class StopRulesTest {
             Views.SOURCE,
             null,
             true,
-            1_000L);
+            1_000L,
+            true);
     assertThat(StopRules.truncate(v))
         .isEqualTo(
             new Refuse(
@@ -227,6 +230,29 @@ class StopRulesTest {
   }
 
   @Test
+  void aBarrierBelowTheHighWatermarkCountsOnlyOnceEveryInSyncFollowerFetchedIt() {
+    StopState persisted =
+        FETCHERS_REMOVED
+            .withTruncateTarget(10L)
+            .withTruncatedTo(10L, 4)
+            .withMirroredEnd(10L, Views.SOURCE)
+            .advance(StopStep.OFFSETS_PERSISTED, 5, 1, 700L);
+    // Given the barrier at 10 below the high watermark, which counted follower log ends from
+    // before the leader's truncation: a follower has not fetched since
+    PartitionView v =
+        newLeaderWithStaleHighWatermark()
+            .withDurable(persisted)
+            .withLog(11L, 11L, 11L, 5, 10L)
+            .withIsrFetchedLogEnd(false);
+    // Then the rule waits, and records BARRIER_WRITTEN only once every follower has fetched it
+    assertThat(StopRules.barrier(v, Views.SOURCE))
+        .isEqualTo(new Act(new Decision.AwaitHighWatermark(10L)));
+    Decision d = StopRules.barrier(v.withIsrFetchedLogEnd(true), Views.SOURCE);
+    assertThat(((Record) d).state().step()).isEqualTo(StopStep.BARRIER_WRITTEN);
+    assertThat(((Record) d).state().barrierOffset()).isEqualTo(10L);
+  }
+
+  @Test
   void makeWritableBeforeTheBarrierNamesTheCallToMakeFirst() {
     PartitionView v = newLeaderWithStaleHighWatermark();
     assertThat(((Refuse) StopRules.makeWritable(v)).message())
@@ -255,7 +281,8 @@ class StopRulesTest {
             Views.SOURCE,
             null,
             true,
-            1L);
+            1L,
+            true);
     assertThat(((Refuse) StopRules.makeWritable(follower)).message())
         .isEqualTo(
             "t-0: this broker follows; the leader has not recorded STOPPED yet (stop step"
@@ -293,7 +320,8 @@ class StopRulesTest {
             Views.SOURCE,
             "t-0: not reset",
             true,
-            1L);
+            1L,
+            true);
     assertThat(StopRules.makeWritable(follower))
         .isEqualTo(new Refuse(RefusalKind.INVALID_STATE, "t-0: not reset", Retry.NONE));
     PartitionView verified =
@@ -318,7 +346,8 @@ class StopRulesTest {
             Views.SOURCE,
             null,
             true,
-            1L);
+            1L,
+            true);
     assertThat(StopRules.makeWritable(verified)).isEqualTo(new Act(new Decision.OpenForWrites()));
     assertThat(StopRules.makeWritable(verified.withLocal(LocalState.STOPPED)))
         .isEqualTo(new Done());
@@ -348,7 +377,8 @@ class StopRulesTest {
             Views.SOURCE,
             null,
             true,
-            1L);
+            1L,
+            true);
     assertThat(StopRules.removeFetchers(follower)).isEqualTo(new Done());
     assertThat(((Refuse) StopRules.truncate(follower)).message())
         .isEqualTo("this broker is not the leader of t-0 (leader none); call the leader");

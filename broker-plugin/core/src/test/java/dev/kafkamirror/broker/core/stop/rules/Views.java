@@ -40,7 +40,8 @@ final class Views {
         SOURCE,
         null,
         true,
-        1_000L);
+        1_000L,
+        true);
   }
 
   /**
@@ -94,7 +95,8 @@ final class Views {
         known,
         reset,
         rule,
-        2_000L);
+        2_000L,
+        r.nextInt(4) != 0);
   }
 
   private static StopState durable(Random r, int maxEpoch, long leo) {
