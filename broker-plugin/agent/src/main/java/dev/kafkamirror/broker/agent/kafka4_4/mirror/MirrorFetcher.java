@@ -4,10 +4,6 @@ import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
 import dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
-import dev.kafkamirror.broker.core.mirror.SourceAlignment;
-import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
-import dev.kafkamirror.broker.core.stop.StopStateKey;
-import dev.kafkamirror.contract.MirrorFailure;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +20,6 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MutableRecordBatch;
-import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -49,10 +43,16 @@ import scala.Option;
  * <p>Divergence: every fetch carries the source epoch of the local log's last record as {@code
  * lastFetchedEpoch}, from the durable source epoch history, which is written before the first batch
  * of a new source epoch is appended. A source that no longer holds that record answers with a
- * diverging epoch; the partition then fails for good ({@value #SOURCE_DIVERGED}) and nothing more
- * is appended.
+ * diverging epoch; the partition then fails for good ({@value MirrorAlignment#SOURCE_DIVERGED}) and
+ * nothing more is appended.
  *
- * <p>Threading: the thread owns its {@link SourceCluster}; the registry is shared and thread-safe.
+ * <p>Collaborators: {@link SourceIdentity} checks every cluster id the source reports; {@link
+ * MirrorAlignment} pins the source topic id and handles out-of-range answers, a log start inside
+ * the first batch and a diverging epoch; {@link SourceEpochs} makes a new source epoch durable
+ * before its first batch is appended.
+ *
+ * <p>Threading: the thread owns its {@link SourceCluster} and its collaborators; the registry is
+ * shared and thread-safe.
  */
 final class MirrorFetcher extends Thread {
 
@@ -71,14 +71,16 @@ final class MirrorFetcher extends Thread {
   private long metadataRefreshedAtMs;
   private boolean metadataStale = true;
 
-  /** Without an expected cluster id: the id this fetcher's source reported first. */
-  private String pinnedClusterId;
+  private final SourceIdentity identity;
+  private final MirrorAlignment alignment;
 
   MirrorFetcher(SourceCluster source, MirrorRegistry registry) {
     super("cluster-mirror-fetcher-" + source.key());
     setDaemon(true);
     this.source = source;
     this.registry = registry;
+    this.identity = new SourceIdentity(source, registry);
+    this.alignment = new MirrorAlignment(source, registry);
   }
 
   void shutdown() {
@@ -130,7 +132,7 @@ final class MirrorFetcher extends Thread {
       }
       Option<Partition> partition = rm.get().onlinePartition(e.getKey());
       if (partition.isDefined() && partition.get().isLeader()) {
-        String destinationTopicId = destinationTopicId(partition.get());
+        String destinationTopicId = MirrorAlignment.destinationTopicId(partition.get());
         if (e.getValue().failedReasonFor(destinationTopicId) != null) {
           continue;
         }
@@ -148,7 +150,7 @@ final class MirrorFetcher extends Thread {
     if (metadataStale || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS) {
       // Identity first: the topic metadata of another cluster is of no use.
       String clusterId = source.clusterId();
-      if (identityMismatch(clusterId, "the source's metadata (bootstrap " + bootstrap() + ")")) {
+      if (identity.mismatch(clusterId, "the source's metadata (bootstrap " + bootstrap() + ")")) {
         active
             .keySet()
             .removeIf(tp -> registry.entry(tp).map(m -> m.sourceMismatch() != null).orElse(true));
@@ -161,7 +163,7 @@ final class MirrorFetcher extends Thread {
       metadataStale = false;
     }
     // Before the membership is recorded (it carries the source topic id) and before any append.
-    checkSourceTopicIds(active);
+    alignment.checkSourceTopicIds(active);
     checkStopState(active);
     if (active.isEmpty()) {
       return false;
@@ -177,7 +179,7 @@ final class MirrorFetcher extends Thread {
       String pinned =
           registry
               .entry(tp)
-              .map(m -> m.sourceTopicIdFor(destinationTopicId(e.getValue())))
+              .map(m -> m.sourceTopicIdFor(MirrorAlignment.destinationTopicId(e.getValue())))
               .orElse(null);
       Uuid topicId = pinned == null ? null : Uuid.fromString(pinned);
       if (source.topicIdOf(tp.topic()) == null) {
@@ -241,148 +243,11 @@ final class MirrorFetcher extends Thread {
       progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active, epochs);
     }
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
-      registry.entry(e.getKey()).ifPresent(m -> alignLogStart(e.getKey(), m, e.getValue()));
+      registry
+          .entry(e.getKey())
+          .ifPresent(m -> MirrorAlignment.alignLogStart(e.getKey(), m, e.getValue()));
     }
     return progressed;
-  }
-
-  /** The topic id of the local partition's log, or null while it has none. */
-  private static String destinationTopicId(Partition partition) {
-    if (partition.log().isEmpty()) {
-      return null;
-    }
-    return partition.log().get().topicId().map(Uuid::toString).orElse(null);
-  }
-
-  /**
-   * Pins each partition to the id its source topic has now, the first time (durably, before the
-   * membership record and any append), and afterwards halts a partition whose source topic has
-   * another id: it was deleted and created again, and its records must not follow the old ones.
-   */
-  private void checkSourceTopicIds(Map<TopicPartition, Partition> active) {
-    java.util.Iterator<Map.Entry<TopicPartition, Partition>> it = active.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<TopicPartition, Partition> e = it.next();
-      TopicPartition tp = e.getKey();
-      MirrorEntry entry = registry.entry(tp).orElse(null);
-      Uuid current = source.topicIdOf(tp.topic());
-      String destinationTopicId = destinationTopicId(e.getValue());
-      if (entry == null || current == null || destinationTopicId == null) {
-        continue;
-      }
-      String pinned = entry.sourceTopicIdFor(destinationTopicId);
-      if (pinned == null) {
-        registry.pinSourceTopicId(entry, current.toString(), destinationTopicId);
-        LOG.info(
-            "mirror {}: {} mirrors source topic {} with topic id {}",
-            entry.mirrorName(),
-            tp,
-            tp.topic(),
-            current);
-        continue;
-      }
-      String recreated =
-          SourceAlignment.topicRecreated(
-              tp + " of mirror " + entry.mirrorName(), tp.topic(), pinned, current.toString());
-      if (recreated != null) {
-        entry.fail(SourceAlignment.SOURCE_TOPIC_RECREATED, recreated, destinationTopicId);
-        LOG.error("{}", recreated);
-        it.remove();
-      }
-    }
-  }
-
-  /**
-   * The source answered OFFSET_OUT_OF_RANGE at the local log end: lists the source's offsets and
-   * starts an empty local log at the source's log start, halts a partition that fell behind the
-   * source's retention, or reports why it fetches again. Never skips a record silently.
-   *
-   * @return true when the local log was started at the source's log start
-   */
-  private boolean outOfRange(TopicPartition tp, MirrorEntry entry, Partition partition) {
-    long[] offsets;
-    try {
-      offsets = source.logOffsets(tp);
-    } catch (Exception ex) {
-      String message =
-          tp
-              + " on source "
-              + source.key()
-              + ": OFFSET_OUT_OF_RANGE, and the source's offsets cannot be listed: "
-              + ex;
-      entry.error(message);
-      LOG.warn("mirror {}: {}", entry.mirrorName(), message);
-      return false;
-    }
-    entry.sourceOffsets(offsets[1], offsets[0]);
-    synchronized (entry) {
-      if (entry.state() != MirrorState.MIRRORING || !partition.isLeader()) {
-        return false;
-      }
-      UnifiedLog log = partition.localLogOrException();
-      SourceAlignment.OutOfRange decision =
-          SourceAlignment.outOfRange(
-              tp + " of mirror " + entry.mirrorName(),
-              log.logStartOffset(),
-              log.logEndOffset(),
-              offsets[0],
-              offsets[1]);
-      if (decision instanceof SourceAlignment.StartAt start) {
-        long emptyAt = log.logEndOffset();
-        partition.truncateFullyAndStartAt(start.offset(), false, Optional.of(start.offset()));
-        LOG.info(
-            "mirror {}: {} was empty at offset {} and the source's log starts at {}: the local"
-                + " log now starts there (followers follow through Kafka's out-of-range"
-                + " handling)",
-            entry.mirrorName(),
-            tp,
-            emptyAt,
-            start.offset());
-        return true;
-      }
-      if (decision instanceof SourceAlignment.Halt halt) {
-        entry.fail(halt.reason(), halt.message(), destinationTopicId(partition));
-        LOG.error("mirror {}: {}", entry.mirrorName(), halt.message());
-        return false;
-      }
-      String message = ((SourceAlignment.Retry) decision).message();
-      if (!message.equals(entry.lastError())) {
-        LOG.warn("mirror {}: {}", entry.mirrorName(), message);
-      }
-      entry.error(message);
-      return false;
-    }
-  }
-
-  /**
-   * Raises the local log start to the source's, once the high watermark passed it, after the first
-   * mirrored batch held records below the source's log start (Kafka started the log at the batch's
-   * base offset). Followers take the leader's log start from their fetch responses.
-   */
-  private static void alignLogStart(TopicPartition tp, MirrorEntry entry, Partition partition) {
-    long target = entry.alignLogStartTo();
-    if (target < 0) {
-      return;
-    }
-    synchronized (entry) {
-      if (entry.state() != MirrorState.MIRRORING || !partition.isLeader()) {
-        return;
-      }
-      UnifiedLog log = partition.localLogOrException();
-      if (log.logStartOffset() >= target) {
-        entry.alignLogStartTo(-1L);
-        return;
-      }
-      if (log.highWatermark() >= target) {
-        MirrorAppender.raiseLogStart(partition, log, target);
-        entry.alignLogStartTo(-1L);
-        LOG.info(
-            "mirror {}: {} log start raised to the source's log start {}",
-            entry.mirrorName(),
-            tp,
-            target);
-      }
-    }
   }
 
   /**
@@ -455,7 +320,7 @@ final class MirrorFetcher extends Thread {
               leader,
               request,
               (node, reported) -> {
-                if (identityMismatch(reported, "source broker " + node)) {
+                if (identity.mismatch(reported, "source broker " + node)) {
                   throw new SourceCluster.SourceIdentityException(
                       "source broker " + node + " reports cluster id " + reported);
                 }
@@ -486,7 +351,7 @@ final class MirrorFetcher extends Thread {
       }
       Errors error = Errors.forCode(pd.errorCode());
       if (error == Errors.OFFSET_OUT_OF_RANGE) {
-        progressed |= outOfRange(tp, entry, partition);
+        progressed |= alignment.outOfRange(tp, entry, partition);
         continue;
       }
       if (error != Errors.NONE) {
@@ -505,7 +370,7 @@ final class MirrorFetcher extends Thread {
       entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
       SourceEpochs known = epochs.get(tp);
       if (FetchResponse.isDivergingEpoch(pd)) {
-        sourceDiverged(tp, entry, partition, known, pd.divergingEpoch());
+        alignment.sourceDiverged(tp, entry, partition, known, pd.divergingEpoch());
         continue;
       }
       Records records = FetchResponse.recordsOrFail(pd);
@@ -544,148 +409,6 @@ final class MirrorFetcher extends Thread {
       }
     }
     return progressed;
-  }
-
-  /**
-   * The source answered a fetch with a diverging epoch: its log no longer holds the record the
-   * destination's log ends with (an unclean leader election or a truncation on the source). The
-   * partition fails for good with reason {@value #SOURCE_DIVERGED}; nothing is appended, the
-   * destination's records stay as they are.
-   */
-  private void sourceDiverged(
-      TopicPartition tp,
-      MirrorEntry entry,
-      Partition partition,
-      SourceEpochs known,
-      FetchResponseData.EpochEndOffset diverging) {
-    long logEnd = partition.localLogOrException().logEndOffset();
-    SourceEpochHistory history = known == null ? SourceEpochHistory.empty() : known.history();
-    SourceEpochHistory.Divergence d =
-        history.divergence(diverging.epoch(), diverging.endOffset(), logEnd);
-    String message = d.describe(tp.toString(), entry.mirrorName());
-    synchronized (entry) {
-      if (entry.failedReason() == null) {
-        LOG.error("mirror {}: {}", entry.mirrorName(), message);
-        entry.fail(SOURCE_DIVERGED, message, destinationTopicId(partition));
-      }
-    }
-  }
-
-  /** The reason of a partition whose source's history no longer contains what was mirrored. */
-  static final String SOURCE_DIVERGED = MirrorFailure.SourceDiverged.name();
-
-  /**
-   * The durable source epoch history of one partition this broker leads (see {@link
-   * SourceEpochHistory}), as of this round, and where it is kept.
-   */
-  record SourceEpochs(
-      StopStateStore store, StopStateKey key, int leaderEpoch, SourceEpochHistory history) {
-
-    /** Null when the partition has no topic id or the state topic is not open. */
-    static SourceEpochs of(TopicPartition tp, MirrorEntry entry, Partition partition) {
-      Optional<StopStateStore> store = StopStateStore.ifStarted();
-      Optional<Uuid> topicId = partition.localLogOrException().topicId();
-      if (entry == null || store.isEmpty() || topicId.isEmpty()) {
-        return null;
-      }
-      StopStateKey key =
-          new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition());
-      long logEnd = partition.localLogOrException().logEndOffset();
-      return new SourceEpochs(
-          store.get(),
-          key,
-          partition.getLeaderEpoch(),
-          store.get().sourceEpochs(key).truncatedTo(logEnd));
-    }
-
-    /**
-     * Makes the source epochs of {@code records} durable before they are appended: when a batch
-     * beyond the local log end starts a source epoch the history does not hold, the new history is
-     * written (acks=all) first. False, with the entry's error set, when the append must not happen.
-     */
-    boolean recordBefore(MemoryRecords records, Partition partition, MirrorEntry entry) {
-      long logEnd = partition.localLogOrException().logEndOffset();
-      SourceEpochHistory next = history;
-      try {
-        for (MutableRecordBatch batch : records.batches()) {
-          if (batch.lastOffset() < logEnd
-              || batch.partitionLeaderEpoch() == RecordBatch.NO_PARTITION_LEADER_EPOCH) {
-            continue;
-          }
-          next = next.followedBy(batch.partitionLeaderEpoch(), batch.baseOffset());
-        }
-      } catch (SourceEpochHistory.EpochRegressionException e) {
-        entry.error(partition.topicPartition() + ": " + e.getMessage() + "; not appending");
-        return false;
-      }
-      if (next.equals(history)) {
-        return true;
-      }
-      try {
-        store.writeSourceEpochs(
-            key, partition.topicPartition().topic(), leaderEpoch, next, STOP_STATE_SYNC_TIMEOUT_MS);
-        return true;
-      } catch (StopStateUnavailableException e) {
-        entry.error(
-            "not appending to "
-                + partition.topicPartition()
-                + " until its source epochs are durable: "
-                + e.getMessage());
-        return false;
-      }
-    }
-  }
-
-  /**
-   * Checks a cluster id the source reported (through its metadata, or on a new fetch connection)
-   * against every partition of this source that may fetch: a partition whose expected cluster id
-   * (or, without one, the id this fetcher saw first) differs stops fetching for good, with the
-   * reason in describe, until it is registered again with another source. Nothing is fetched from a
-   * source whose identity is not verified.
-   *
-   * @return true when some partition does not accept {@code reported}
-   */
-  private boolean identityMismatch(String reported, String where) {
-    boolean mismatch = false;
-    for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
-      MirrorEntry entry = e.getValue();
-      if (entry.state() != MirrorState.MIRRORING && entry.state() != MirrorState.PAUSED) {
-        continue;
-      }
-      String expected = entry.expectedSourceClusterId();
-      if (expected == null) {
-        if (pinnedClusterId == null) {
-          pinnedClusterId = reported;
-        }
-        expected = pinnedClusterId;
-      }
-      if (expected.equals(reported)) {
-        if (entry.sourceMismatch() == null) {
-          entry.sourceClusterId(reported);
-        }
-        continue;
-      }
-      mismatch = true;
-      if (entry.sourceMismatch() == null) {
-        String message =
-            where
-                + " of mirror "
-                + source.key()
-                + " reports cluster id "
-                + reported
-                + ", but "
-                + e.getKey()
-                + " mirrors cluster "
-                + expected
-                + "; stopped fetching "
-                + e.getKey()
-                + " for good (it stays read-only); register the mirror again with the right"
-                + " source to resume";
-        entry.sourceMismatch(reported, message);
-        LOG.error("{}", message);
-      }
-    }
-    return mismatch;
   }
 
   private String bootstrap() {
