@@ -104,8 +104,8 @@ final class MembershipCodec {
    */
   static Decoded decode(byte[] key, byte[] value, String where)
       throws StopStateCodec.StopStateFormatException {
-    JsonNode k = parse(key, "key", where);
-    JsonNode v = parse(value, "value", where);
+    JsonNode k = StateJson.object(key, "membership key", where);
+    JsonNode v = StateJson.object(value, "membership value", where);
     for (JsonNode n : new JsonNode[] {k, v}) {
       JsonNode version = n.get("v");
       if (version == null
@@ -115,11 +115,11 @@ final class MembershipCodec {
             where + ": membership record of version " + version + "; this plugin reads version 0");
       }
     }
-    String kind = text(k, "kind", where);
-    String mirror = text(k, "mirror", where);
-    String topicId = text(k, "topicId", where);
-    int partition = integer(k, "partition", where);
-    String topic = text(v, "topic", where);
+    String kind = StateJson.text(k, "kind", where);
+    String mirror = StateJson.text(k, "mirror", where);
+    String topicId = StateJson.text(k, "topicId", where);
+    int partition = StateJson.integer(k, "partition", where);
+    String topic = StateJson.text(v, "topic", where);
     try {
       if (kind.equals(MEMBER)) {
         Map<String, String> props = new LinkedHashMap<>();
@@ -137,7 +137,7 @@ final class MembershipCodec {
                 topic,
                 mirror,
                 expected == null || expected.isNull() ? null : expected.asText(),
-                integer(v, "writerBrokerId", where),
+                StateJson.integer(v, "writerBrokerId", where),
                 props,
                 recorded == null ? 0L : recorded.asLong(),
                 sourceTopicId == null || sourceTopicId.isNull() ? null : sourceTopicId.asText()),
@@ -146,7 +146,7 @@ final class MembershipCodec {
             null);
       }
       if (kind.equals(HOLDER)) {
-        return new Decoded(null, topicId, partition, integer(k, "broker", where));
+        return new Decoded(null, topicId, partition, StateJson.integer(k, "broker", where));
       }
     } catch (IllegalArgumentException e) {
       throw new StopStateCodec.StopStateFormatException(
@@ -158,44 +158,5 @@ final class MembershipCodec {
 
   private static byte[] bytes(ObjectNode node) {
     return node.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static JsonNode parse(byte[] bytes, String what, String where)
-      throws StopStateCodec.StopStateFormatException {
-    if (bytes == null) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": the membership " + what + " is null");
-    }
-    try {
-      JsonNode node = MAPPER.readTree(bytes);
-      if (node == null || !node.isObject()) {
-        throw new StopStateCodec.StopStateFormatException(
-            where + ": the membership " + what + " is not a JSON object");
-      }
-      return node;
-    } catch (IOException e) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": the membership " + what + " is not JSON: " + e.getMessage());
-    }
-  }
-
-  private static String text(JsonNode node, String field, String where)
-      throws StopStateCodec.StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.isTextual()) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": field " + field + " is missing or not text");
-    }
-    return v.asText();
-  }
-
-  private static int integer(JsonNode node, String field, String where)
-      throws StopStateCodec.StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.canConvertToInt()) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": field " + field + " is missing or not an int");
-    }
-    return v.asInt();
   }
 }

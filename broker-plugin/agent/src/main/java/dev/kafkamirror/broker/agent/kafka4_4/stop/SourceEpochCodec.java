@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,8 +71,8 @@ final class SourceEpochCodec {
    */
   static Decoded decode(byte[] key, byte[] value, String where)
       throws StopStateCodec.StopStateFormatException {
-    JsonNode k = parse(key, "key", where);
-    JsonNode v = parse(value, "value", where);
+    JsonNode k = StateJson.object(key, "source-epoch key", where);
+    JsonNode v = StateJson.object(value, "source-epoch value", where);
     for (JsonNode n : new JsonNode[] {k, v}) {
       JsonNode version = n.get("v");
       if (version == null
@@ -105,53 +104,16 @@ final class SourceEpochCodec {
       }
       return new Decoded(
           new StopStateKey(
-              text(k, "mirror", where), text(k, "topicId", where), integer(k, "partition", where)),
-          text(v, "topic", where),
-          integer(v, "leaderEpoch", where),
+              StateJson.text(k, "mirror", where),
+              StateJson.text(k, "topicId", where),
+              StateJson.integer(k, "partition", where)),
+          StateJson.text(v, "topic", where),
+          StateJson.integer(v, "leaderEpoch", where),
           v.path("recordedAtMs").asLong(0L),
           SourceEpochHistory.of(entries));
     } catch (IllegalArgumentException e) {
       throw new StopStateCodec.StopStateFormatException(
           where + ": invalid source-epoch record: " + e.getMessage());
     }
-  }
-
-  private static JsonNode parse(byte[] bytes, String what, String where)
-      throws StopStateCodec.StopStateFormatException {
-    if (bytes == null) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": the source-epoch " + what + " is null");
-    }
-    try {
-      JsonNode node = MAPPER.readTree(bytes);
-      if (node == null || !node.isObject()) {
-        throw new StopStateCodec.StopStateFormatException(
-            where + ": the source-epoch " + what + " is not a JSON object");
-      }
-      return node;
-    } catch (IOException e) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": the source-epoch " + what + " is not JSON: " + e.getMessage());
-    }
-  }
-
-  private static String text(JsonNode node, String field, String where)
-      throws StopStateCodec.StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.isTextual()) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": field " + field + " is missing or not text");
-    }
-    return v.asText();
-  }
-
-  private static int integer(JsonNode node, String field, String where)
-      throws StopStateCodec.StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.canConvertToInt()) {
-      throw new StopStateCodec.StopStateFormatException(
-          where + ": field " + field + " is missing or not an int");
-    }
-    return v.asInt();
   }
 }

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kafkamirror.broker.core.stop.StopState;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
 import dev.kafkamirror.broker.core.stop.StopStep;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -75,15 +74,15 @@ final class StopStateCodec {
   }
 
   static VersionedKey decodeKey(byte[] bytes, String where) throws StopStateFormatException {
-    JsonNode node = parse(bytes, "key", where);
+    JsonNode node = StateJson.object(bytes, "key", where);
     checkVersion(node, "key", where);
     try {
       return new VersionedKey(
           new StopStateKey(
-              text(node, "mirror", where),
-              text(node, "topicId", where),
-              integer(node, "partition", where)),
-          integer(node, "leaderEpoch", where));
+              StateJson.text(node, "mirror", where),
+              StateJson.text(node, "topicId", where),
+              StateJson.integer(node, "partition", where)),
+          StateJson.integer(node, "leaderEpoch", where));
     } catch (IllegalArgumentException e) {
       throw new StopStateFormatException(where + ": invalid key: " + e.getMessage());
     }
@@ -91,9 +90,9 @@ final class StopStateCodec {
 
   static StopState decodeValue(VersionedKey key, byte[] bytes, String where)
       throws StopStateFormatException {
-    JsonNode node = parse(bytes, "value", where);
+    JsonNode node = StateJson.object(bytes, "value", where);
     checkVersion(node, "value", where);
-    String stepName = text(node, "step", where);
+    String stepName = StateJson.text(node, "step", where);
     StopStep step;
     try {
       step = StopStep.valueOf(stepName);
@@ -108,37 +107,20 @@ final class StopStateCodec {
     try {
       return new StopState(
           key.key(),
-          text(node, "topic", where),
+          StateJson.text(node, "topic", where),
           key.leaderEpoch(),
-          integer(node, "writerBrokerId", where),
+          StateJson.integer(node, "writerBrokerId", where),
           step,
-          longValue(node, "truncateTargetOffset", where),
-          longValue(node, "truncatedToOffset", where),
-          longValue(node, "lastMirroredOffset", where),
-          integer(node, "lastMirroredEpoch", where),
-          longValue(node, "barrierOffset", where),
+          StateJson.longValue(node, "truncateTargetOffset", where),
+          StateJson.longValue(node, "truncatedToOffset", where),
+          StateJson.longValue(node, "lastMirroredOffset", where),
+          StateJson.integer(node, "lastMirroredEpoch", where),
+          StateJson.longValue(node, "barrierOffset", where),
           source == null || source.isNull() ? null : source.asText(),
-          longValue(node, "updatedAtMs", where),
+          StateJson.longValue(node, "updatedAtMs", where),
           sourceEpoch == null ? -1 : sourceEpoch.asInt());
     } catch (IllegalArgumentException e) {
       throw new StopStateFormatException(where + ": invalid value: " + e.getMessage());
-    }
-  }
-
-  private static JsonNode parse(byte[] bytes, String what, String where)
-      throws StopStateFormatException {
-    if (bytes == null) {
-      throw new StopStateFormatException(where + ": the " + what + " is null");
-    }
-    try {
-      JsonNode node = MAPPER.readTree(bytes);
-      if (node == null || !node.isObject()) {
-        throw new StopStateFormatException(where + ": the " + what + " is not a JSON object");
-      }
-      return node;
-    } catch (IOException e) {
-      throw new StopStateFormatException(
-          where + ": the " + what + " is not JSON: " + e.getMessage());
     }
   }
 
@@ -149,32 +131,5 @@ final class StopStateCodec {
       throw new StopStateFormatException(
           where + ": the " + what + " has version " + v + "; this plugin reads version " + VERSION);
     }
-  }
-
-  private static String text(JsonNode node, String field, String where)
-      throws StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.isTextual()) {
-      throw new StopStateFormatException(where + ": field " + field + " is missing or not text");
-    }
-    return v.asText();
-  }
-
-  private static int integer(JsonNode node, String field, String where)
-      throws StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.canConvertToInt()) {
-      throw new StopStateFormatException(where + ": field " + field + " is missing or not an int");
-    }
-    return v.asInt();
-  }
-
-  private static long longValue(JsonNode node, String field, String where)
-      throws StopStateFormatException {
-    JsonNode v = node.get(field);
-    if (v == null || !v.canConvertToLong()) {
-      throw new StopStateFormatException(where + ": field " + field + " is missing or not a long");
-    }
-    return v.asLong();
   }
 }
