@@ -106,15 +106,6 @@ final class MembershipCodec {
       throws StopStateCodec.StopStateFormatException {
     JsonNode k = StateJson.object(key, "membership key", where);
     JsonNode v = StateJson.object(value, "membership value", where);
-    for (JsonNode n : new JsonNode[] {k, v}) {
-      JsonNode version = n.get("v");
-      if (version == null
-          || !version.canConvertToInt()
-          || version.asInt() != StopStateCodec.VERSION) {
-        throw new StopStateCodec.StopStateFormatException(
-            where + ": membership record of version " + version + "; this plugin reads version 0");
-      }
-    }
     String kind = StateJson.text(k, "kind", where);
     String mirror = StateJson.text(k, "mirror", where);
     String topicId = StateJson.text(k, "topicId", where);

@@ -73,18 +73,6 @@ final class SourceEpochCodec {
       throws StopStateCodec.StopStateFormatException {
     JsonNode k = StateJson.object(key, "source-epoch key", where);
     JsonNode v = StateJson.object(value, "source-epoch value", where);
-    for (JsonNode n : new JsonNode[] {k, v}) {
-      JsonNode version = n.get("v");
-      if (version == null
-          || !version.canConvertToInt()
-          || version.asInt() != StopStateCodec.VERSION) {
-        throw new StopStateCodec.StopStateFormatException(
-            where
-                + ": source-epoch record of version "
-                + version
-                + "; this plugin reads version 0");
-      }
-    }
     JsonNode epochs = v.get("epochs");
     if (epochs == null || !epochs.isArray()) {
       throw new StopStateCodec.StopStateFormatException(

@@ -17,11 +17,29 @@ final class StateJson {
   private StateJson() {}
 
   /**
-   * The JSON object in {@code bytes}.
+   * The JSON object in {@code bytes}, of the record version this plugin reads ({@link
+   * StopStateCodec#VERSION}, field {@code v}, which every state record's key and value carry).
    *
    * @param what the part read, as the error names it (e.g. "key", "membership value")
    */
   static JsonNode object(byte[] bytes, String what, String where) throws StopStateFormatException {
+    JsonNode node = parse(bytes, what, where);
+    JsonNode v = node.get("v");
+    if (v == null || !v.canConvertToInt() || v.asInt() != StopStateCodec.VERSION) {
+      throw new StopStateFormatException(
+          where
+              + ": the "
+              + what
+              + " has version "
+              + v
+              + "; this plugin reads version "
+              + StopStateCodec.VERSION);
+    }
+    return node;
+  }
+
+  private static JsonNode parse(byte[] bytes, String what, String where)
+      throws StopStateFormatException {
     if (bytes == null) {
       throw new StopStateFormatException(where + ": the " + what + " is null");
     }

@@ -75,7 +75,6 @@ final class StopStateCodec {
 
   static VersionedKey decodeKey(byte[] bytes, String where) throws StopStateFormatException {
     JsonNode node = StateJson.object(bytes, "key", where);
-    checkVersion(node, "key", where);
     try {
       return new VersionedKey(
           new StopStateKey(
@@ -91,7 +90,6 @@ final class StopStateCodec {
   static StopState decodeValue(VersionedKey key, byte[] bytes, String where)
       throws StopStateFormatException {
     JsonNode node = StateJson.object(bytes, "value", where);
-    checkVersion(node, "value", where);
     String stepName = StateJson.text(node, "step", where);
     StopStep step;
     try {
@@ -121,15 +119,6 @@ final class StopStateCodec {
           sourceEpoch == null ? -1 : sourceEpoch.asInt());
     } catch (IllegalArgumentException e) {
       throw new StopStateFormatException(where + ": invalid value: " + e.getMessage());
-    }
-  }
-
-  private static void checkVersion(JsonNode node, String what, String where)
-      throws StopStateFormatException {
-    JsonNode v = node.get("v");
-    if (v == null || !v.canConvertToInt() || v.asInt() != VERSION) {
-      throw new StopStateFormatException(
-          where + ": the " + what + " has version " + v + "; this plugin reads version " + VERSION);
     }
   }
 }

@@ -96,4 +96,18 @@ class MembershipCodecTest {
         .hasMessageContaining(WHERE)
         .hasMessageContaining("unknown record kind 'other'");
   }
+
+  @Test
+  void aMembershipRecordOfAnotherVersionIsATypedErrorNamingWhereAndThePart() {
+    byte[] key =
+        "{\"v\":0,\"kind\":\"member\",\"mirror\":\"m\",\"topicId\":\"x\",\"partition\":0}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(
+            () ->
+                MembershipCodec.decode(
+                    key, "{\"v\":1,\"topic\":\"t\"}".getBytes(StandardCharsets.UTF_8), WHERE))
+        .isInstanceOf(StopStateCodec.StopStateFormatException.class)
+        .hasMessageContaining(WHERE)
+        .hasMessageContaining("membership value has version 1");
+  }
 }

@@ -46,4 +46,15 @@ class SourceEpochCodecTest {
     assertThatThrownBy(() -> SourceEpochCodec.decode(key, notPairs, WHERE))
         .hasMessageContaining("not [epoch, offset]");
   }
+
+  @Test
+  void aHistoryOfAnotherVersionIsATypedErrorNamingWhereAndThePart() {
+    byte[] value =
+        "{\"v\":2,\"topic\":\"orders\",\"leaderEpoch\":1,\"epochs\":[[4,0]]}"
+            .getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> SourceEpochCodec.decode(SourceEpochCodec.key(KEY), value, WHERE))
+        .isInstanceOf(StopStateCodec.StopStateFormatException.class)
+        .hasMessageContaining(WHERE)
+        .hasMessageContaining("source-epoch value has version 2");
+  }
 }
