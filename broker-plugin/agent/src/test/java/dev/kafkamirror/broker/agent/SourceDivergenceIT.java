@@ -14,11 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.internal.FileLogInputStream;
@@ -87,23 +83,7 @@ class SourceDivergenceIT {
     // When the leader dies, the stale follower is elected uncleanly and 80 records are written
     source.stopBroker(leader);
     source.restartBroker(staleFollower);
-    try (Admin admin = source.admin()) {
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .ignoreExceptions()
-          .until(
-              () -> {
-                try {
-                  admin
-                      .electLeaders(ElectionType.UNCLEAN, Set.of(tp))
-                      .all()
-                      .get(10, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
-                  // ELECTION_NOT_NEEDED once a previous round elected it, or not yet possible
-                }
-                return source.leaderOf(tp) == staleFollower;
-              });
-    }
+    source.electUncleanly(tp, staleFollower, Duration.ofSeconds(90));
     ProducerWrites.idempotent(source, topic, "new", 80);
     int newSourceEpoch = lastBatchEpoch(source, staleFollower, tp);
     assertThat(newSourceEpoch).isGreaterThan(firstSourceEpoch);

@@ -8,10 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -90,24 +86,7 @@ class TruncationAroundTheBarrierIT {
 
     cluster.stopBroker(leader);
     cluster.restartBroker(follower);
-    try (Admin admin = cluster.admin()) {
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .ignoreExceptions()
-          .until(
-              () -> {
-                try {
-                  admin
-                      .electLeaders(ElectionType.UNCLEAN, Set.of(tp))
-                      .all()
-                      .get(10, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.ExecutionException e) {
-                  // ELECTION_NOT_NEEDED once a previous round elected it, or not possible yet:
-                  // look.
-                }
-                return cluster.leaderOf(tp) == follower;
-              });
-    }
+    cluster.electUncleanly(tp, follower, Duration.ofSeconds(60));
     long newLeaderEnd =
         MirrorOps.control(cluster, follower)
             .describe(topic, 0)

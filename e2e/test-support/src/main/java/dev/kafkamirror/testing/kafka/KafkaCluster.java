@@ -17,11 +17,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -396,6 +398,50 @@ public final class KafkaCluster implements AutoCloseable {
           "partition " + partition + " on cluster " + config.name() + " has no leader");
     }
     return info.leader().id();
+  }
+
+  /**
+   * Elects {@code broker} leader of {@code partition} uncleanly (it may be out of the ISR), asking
+   * again until the controller reports it as the leader.
+   *
+   * @throws IllegalStateException when it is not the leader within {@code within}
+   */
+  public void electUncleanly(TopicPartition partition, int broker, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    try (Admin admin = admin()) {
+      while (true) {
+        try {
+          admin
+              .electLeaders(ElectionType.UNCLEAN, Set.of(partition))
+              .all()
+              .get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+          // ELECTION_NOT_NEEDED once an earlier round elected it, or not possible yet: look.
+        }
+        try {
+          if (leaderOf(partition) == broker) {
+            return;
+          }
+        } catch (IllegalStateException e) {
+          // no leader yet
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "broker "
+                  + broker
+                  + " did not become leader of "
+                  + partition
+                  + " on cluster "
+                  + config.name()
+                  + " by unclean election within "
+                  + within);
+        }
+        Thread.sleep(100);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while electing " + partition, e);
+    }
   }
 
   /** The in-sync replicas of a partition, as the controller reports them. */
