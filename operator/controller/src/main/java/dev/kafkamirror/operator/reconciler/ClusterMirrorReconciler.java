@@ -327,15 +327,4 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   public void close() {
     admins.close();
   }
-
-  /** TLS, or InsecurePlaintext when the spec names no CA for the control endpoints. */
-  static String controlChannel(ClusterMirror cr) {
-    var spec = cr.getSpec();
-    boolean tls =
-        spec != null
-            && spec.getDestination() != null
-            && spec.getDestination().getControl() != null
-            && spec.getDestination().getControl().getTlsTrustedCertificate() != null;
-    return tls ? "TLS" : "InsecurePlaintext";
-  }
 }

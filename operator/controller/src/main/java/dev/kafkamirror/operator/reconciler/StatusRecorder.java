@@ -116,7 +116,7 @@ public final class StatusRecorder {
       boolean workRemains,
       ReconcilerSettings settings) {
     ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
-    status.setControlChannel(ClusterMirrorReconciler.controlChannel(cr));
+    status.setControlChannel(controlChannel(cr));
     announceTransitions(cr, ref, previous, status);
     if (previous.getStopFinishedAt() == null
         && status.getStopFinishedAt() != null
@@ -188,5 +188,16 @@ public final class StatusRecorder {
     c.setStopFinishedAt(s.getStopFinishedAt());
     c.setControlChannel(s.getControlChannel());
     return c;
+  }
+
+  /** TLS, or InsecurePlaintext when the spec names no CA for the control endpoints. */
+  static String controlChannel(ClusterMirror cr) {
+    var spec = cr.getSpec();
+    boolean tls =
+        spec != null
+            && spec.getDestination() != null
+            && spec.getDestination().getControl() != null
+            && spec.getDestination().getControl().getTlsTrustedCertificate() != null;
+    return tls ? "TLS" : "InsecurePlaintext";
   }
 }

@@ -20,11 +20,11 @@ class ControlChannelStatusTest {
     destination.setControl(control);
     spec.setDestination(destination);
     cr.setSpec(spec);
-    assertThat(ClusterMirrorReconciler.controlChannel(cr)).isEqualTo("InsecurePlaintext");
+    assertThat(StatusRecorder.controlChannel(cr)).isEqualTo("InsecurePlaintext");
     SecretKeyRef ca = new SecretKeyRef();
     ca.setName("control-ca");
     ca.setKey("ca.crt");
     control.setTlsTrustedCertificate(ca);
-    assertThat(ClusterMirrorReconciler.controlChannel(cr)).isEqualTo("TLS");
+    assertThat(StatusRecorder.controlChannel(cr)).isEqualTo("TLS");
   }
 }
