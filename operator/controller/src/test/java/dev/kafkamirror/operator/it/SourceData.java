@@ -1,14 +1,16 @@
 package dev.kafkamirror.operator.it;
 
+import dev.kafkamirror.testing.failover.LedgerWrites;
+import dev.kafkamirror.testing.failover.WriteLedger;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
-import dev.kafkamirror.testing.kafka.TestClients;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 
-/** Writes idempotent and transactional records to a source topic and remembers what committed. */
+/**
+ * Writes idempotent and transactional records to a source topic and returns what committed: the
+ * operator ITs' short form of test-support's {@link LedgerWrites} (the ITs that check records at
+ * their offsets use a {@link WriteLedger} and the failover checker directly).
+ */
 final class SourceData {
 
   private SourceData() {}
@@ -25,40 +27,11 @@ final class SourceData {
       int transactional,
       String tag)
       throws Exception {
-    List<String> committed = new ArrayList<>();
-    try (KafkaProducer<String, String> p =
-        TestClients.idempotentProducer(source.bootstrapServers())) {
-      for (int part = 0; part < partitions; part++) {
-        for (int i = 0; i < idempotent; i++) {
-          String v = tag + "-idem-" + part + "-" + i;
-          p.send(new ProducerRecord<>(topic, part, "k", v)).get(30, TimeUnit.SECONDS);
-          committed.add(v);
-        }
-      }
-    }
-    try (KafkaProducer<String, String> tx =
-        TestClients.transactionalProducer(source.bootstrapServers(), tag + "-tx")) {
-      tx.initTransactions();
-      tx.beginTransaction();
-      for (int part = 0; part < partitions; part++) {
-        for (int i = 0; i < transactional; i++) {
-          String v = tag + "-committed-" + part + "-" + i;
-          tx.send(new ProducerRecord<>(topic, part, "k", v));
-          committed.add(v);
-        }
-      }
-      TestClients.commitAndAwaitMarkers(tx, source.bootstrapServers(), tag + "-tx");
-      tx.beginTransaction();
-      for (int part = 0; part < partitions; part++) {
-        for (int i = 0; i < 3; i++) {
-          tx.send(new ProducerRecord<>(topic, part, "k", tag + "-aborted-" + part + "-" + i));
-        }
-      }
-      tx.abortTransaction();
-      TestClients.awaitTransactionCompleted(
-          source.bootstrapServers(), tag + "-tx", java.time.Duration.ofSeconds(60));
-    }
-    return committed;
+    WriteLedger ledger = new WriteLedger();
+    LedgerWrites.idempotent(ledger, source.bootstrapServers(), topic, partitions, idempotent, tag);
+    LedgerWrites.transactions(
+        ledger, source.bootstrapServers(), topic, partitions, transactional, 3, tag);
+    return new java.util.ArrayList<>(ledger.committedValues(topic));
   }
 
   /**
@@ -67,15 +40,7 @@ final class SourceData {
    */
   static KafkaProducer<String, String> openTransaction(
       KafkaCluster source, String topic, int partitions, String tag) throws Exception {
-    KafkaProducer<String, String> tx =
-        TestClients.transactionalProducer(source.bootstrapServers(), tag + "-open");
-    tx.initTransactions();
-    tx.beginTransaction();
-    for (int part = 0; part < partitions; part++) {
-      tx.send(new ProducerRecord<>(topic, part, "k", tag + "-open-" + part))
-          .get(30, TimeUnit.SECONDS);
-    }
-    tx.flush();
-    return tx;
+    return LedgerWrites.openTransaction(
+        new WriteLedger(), source.bootstrapServers(), topic, partitions, tag);
   }
 }
