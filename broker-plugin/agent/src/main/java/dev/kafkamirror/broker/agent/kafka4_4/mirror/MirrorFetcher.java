@@ -4,6 +4,7 @@ import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
 import dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
+import dev.kafkamirror.broker.core.mirror.MetadataBackoff;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +39,9 @@ import scala.Option;
  * <p>Leader changes: on the destination, a partition is fetched only while this broker leads it
  * (checked every round), so a new leader that has the partition registered picks it up; on the
  * source, leaders are re-read whenever a fetch fails with a leadership error and every {@value
- * #METADATA_MAX_AGE_MS} ms.
+ * #METADATA_MAX_AGE_MS} ms. While a partition stays unresolved after a re-read (its source topic
+ * deleted, no leader), the next re-read waits longer each time, up to {@link
+ * MetadataBackoff#MAX_DELAY_MS} ms, instead of following every idle round.
  *
  * <p>Divergence: every fetch carries the source epoch of the local log's last record as {@code
  * lastFetchedEpoch}, from the durable source epoch history, which is written before the first batch
@@ -70,6 +73,7 @@ final class MirrorFetcher extends Thread {
   private volatile boolean running = true;
   private long metadataRefreshedAtMs;
   private boolean metadataStale = true;
+  private final MetadataBackoff metadataBackoff = new MetadataBackoff();
 
   private final SourceIdentity identity;
   private final MirrorAlignment alignment;
@@ -126,6 +130,9 @@ final class MirrorFetcher extends Thread {
       return false;
     }
     Map<TopicPartition, Partition> active = new LinkedHashMap<>();
+    // A partition to pin to a source topic id that the last metadata knows: re-read at once, so
+    // that the id pinned is the source's current one (the backoff is for topics that are gone).
+    boolean pinWaits = false;
     for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
       if (e.getValue().state() != MirrorState.MIRRORING || e.getValue().sourceMismatch() != null) {
         continue;
@@ -139,6 +146,7 @@ final class MirrorFetcher extends Thread {
         if (e.getValue().sourceTopicIdFor(destinationTopicId) == null) {
           // The source topic id is recorded from fresh metadata only.
           metadataStale = true;
+          pinWaits |= source.topicIdOf(e.getKey().topic()) != null;
         }
         active.put(e.getKey(), partition.get());
       }
@@ -147,7 +155,9 @@ final class MirrorFetcher extends Thread {
       return false;
     }
     long now = System.currentTimeMillis();
-    if (metadataStale || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS) {
+    boolean refreshed = false;
+    if ((metadataStale && (pinWaits || metadataBackoff.due(now)))
+        || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS) {
       // Identity first: the topic metadata of another cluster is of no use.
       String clusterId = source.clusterId();
       if (identity.mismatch(clusterId, "the source's metadata (bootstrap " + bootstrap() + ")")) {
@@ -161,6 +171,7 @@ final class MirrorFetcher extends Thread {
       source.refreshMetadata(active.keySet());
       metadataRefreshedAtMs = now;
       metadataStale = false;
+      refreshed = true;
     }
     // Before the membership is recorded (it carries the source topic id) and before any append.
     alignment.checkSourceTopicIds(active);
@@ -171,6 +182,7 @@ final class MirrorFetcher extends Thread {
     Map<Node, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
     Map<Uuid, String> topicNames = new HashMap<>();
     Map<TopicPartition, SourceEpochs> epochs = new HashMap<>();
+    boolean unresolved = false;
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
       TopicPartition tp = e.getKey();
       Node leader = source.leaderOf(tp);
@@ -195,6 +207,7 @@ final class MirrorFetcher extends Thread {
                             + " (deleted?); not fetching "
                             + tp));
         metadataStale = true;
+        unresolved = true;
         continue;
       }
       if (leader == null || topicId == null) {
@@ -202,6 +215,7 @@ final class MirrorFetcher extends Thread {
             .entry(tp)
             .ifPresent(m -> m.error("no leader for " + tp + " on source " + source.key()));
         metadataStale = true;
+        unresolved = true;
         continue;
       }
       long fetchOffset = e.getValue().localLogOrException().logEndOffset();
@@ -236,6 +250,9 @@ final class MirrorFetcher extends Thread {
                   lastFetchedEpoch < 0 || fetchOffset == 0
                       ? Optional.empty()
                       : Optional.of(lastFetchedEpoch)));
+    }
+    if (refreshed) {
+      metadataBackoff.refreshed(now, unresolved);
     }
     boolean progressed = false;
     for (Map.Entry<Node, Map<TopicPartition, FetchRequest.PartitionData>> request :
