@@ -26,6 +26,14 @@ import java.util.Map;
  */
 public final class FailoverPlanner {
 
+  /**
+   * How the status message of a STOPPING or STOPPED partition begins when its mirror had halted
+   * (describe state FAILED or SOURCE_MISMATCH) as its stop began; why it halted follows.
+   */
+  public static final String HALTED_BEFORE_STOP =
+      "its mirror had halted before the stop, which keeps the destination's records as they were"
+          + " (nothing the source wrote after the halt) and writes the barrier after them: ";
+
   /** The describe state of a mirror whose source reported another cluster id. */
   public static final String SOURCE_MISMATCH_STATE = ReportedMirrorState.SOURCE_MISMATCH.name();
 
@@ -468,6 +476,35 @@ public final class FailoverPlanner {
     }
     String reason = o.described().mirror().failedReason();
     return reason == null ? Reasons.PARTITIONS_FAILED : reason;
+  }
+
+  /**
+   * Why the mirror of a partition halted: {@link Reasons#SOURCE_CLUSTER_MISMATCH} or the plugin's
+   * {@link #haltedReason}; null when it did not halt.
+   */
+  public static String haltReason(PartitionObservation o) {
+    return sourceMismatch(o) ? Reasons.SOURCE_CLUSTER_MISMATCH : haltedReason(o);
+  }
+
+  /**
+   * Whether {@code d} begins the stop of a partition whose mirror had halted: remove-fetchers on a
+   * FAILED partition (the plugin halted it, or its source is another cluster).
+   */
+  public static boolean stopsHaltedMirror(PartitionDecision d) {
+    return d.action() == Action.REMOVE_FETCHERS && d.phase() == PartitionPhase.FAILED;
+  }
+
+  /**
+   * {@code message} followed by the {@link #HALTED_BEFORE_STOP} note taken from {@code noted} (a
+   * message that holds one), or {@code message} as it is when {@code noted} holds none.
+   */
+  public static String withHaltNote(String message, String noted) {
+    int at = noted == null ? -1 : noted.indexOf(HALTED_BEFORE_STOP);
+    if (at < 0 || (message != null && message.contains(HALTED_BEFORE_STOP))) {
+      return message;
+    }
+    String note = noted.substring(at);
+    return message == null ? note : message + "; " + note;
   }
 
   /** The halt's reason and the plugin's message, for the partition's status and Events. */

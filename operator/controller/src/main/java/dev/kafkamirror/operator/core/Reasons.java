@@ -22,6 +22,13 @@ public final class Reasons {
   public static final String UNCLEAN_LEADER_ELECTION_ENABLED = "UncleanLeaderElectionEnabled";
   public static final String PARTITIONS_FAILED = "PartitionsFailed";
   public static final String PARTITIONS_UNREACHABLE = "PartitionsUnreachable";
+
+  /**
+   * A Warning Event: the stop of partitions whose mirror had halted (describe state FAILED or
+   * SOURCE_MISMATCH) began; they become writable with what the destination holds.
+   */
+  public static final String STOPPING_HALTED_PARTITIONS = "StoppingHaltedPartitions";
+
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String DESTINATION_UNREACHABLE = "DestinationUnreachable";
   public static final String AS_EXPECTED = "AsExpected";

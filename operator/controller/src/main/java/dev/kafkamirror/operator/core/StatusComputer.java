@@ -31,6 +31,9 @@ import java.util.Objects;
  *   <li>An unknown lag never reads as zero: while any partition that is not STOPPED has no known
  *       lag (not described, or the plugin reports -1 because the mirror has not fetched from the
  *       source yet), maxLagRecords is absent and the Mirroring condition counts those partitions.
+ *   <li>A STOPPING or STOPPED partition whose previous status message holds the {@link
+ *       FailoverPlanner#HALTED_BEFORE_STOP} note keeps it: a partition stopped after its mirror
+ *       halted says so, and why, for as long as it is listed.
  * </ul>
  */
 public final class StatusComputer {
@@ -87,7 +90,8 @@ public final class StatusComputer {
     status.setMaxLagRecords(lagUnknown > 0 ? null : maxLag);
     status.setSourceClusterId(
         observedSource != null ? observedSource : previous.getSourceClusterId());
-    status.setPartitions(partitionList(decisions, byKey, in.maxPartitionsListed()));
+    status.setPartitions(
+        partitionList(decisions, byKey, previous.getPartitions(), in.maxPartitionsListed()));
 
     boolean allStopped = total > 0 && stopped == total;
     boolean stopWanted = in.target() == MirrorIntent.Target.STOPPED;
@@ -396,7 +400,18 @@ public final class StatusComputer {
   }
 
   private static List<PartitionStatus> partitionList(
-      List<PartitionDecision> decisions, Map<PartitionKey, PartitionObservation> byKey, int max) {
+      List<PartitionDecision> decisions,
+      Map<PartitionKey, PartitionObservation> byKey,
+      List<PartitionStatus> previous,
+      int max) {
+    Map<PartitionKey, String> previousMessages = new HashMap<>();
+    if (previous != null) {
+      for (PartitionStatus p : previous) {
+        if (p.getTopic() != null && p.getPartition() != null && p.getMessage() != null) {
+          previousMessages.put(new PartitionKey(p.getTopic(), p.getPartition()), p.getMessage());
+        }
+      }
+    }
     List<PartitionDecision> ordered = new ArrayList<>(decisions);
     ordered.sort(
         Comparator.comparingInt((PartitionDecision d) -> d.phase().advancement())
@@ -408,7 +423,10 @@ public final class StatusComputer {
       p.setPartition(d.key().partition());
       p.setState(d.phase().name());
       p.setStep(d.step());
-      p.setMessage(d.message());
+      p.setMessage(
+          d.phase() == PartitionPhase.STOPPING || d.phase() == PartitionPhase.STOPPED
+              ? FailoverPlanner.withHaltNote(d.message(), previousMessages.get(d.key()))
+              : d.message());
       PartitionObservation o = byKey.get(d.key());
       if (o != null && o.described() != null) {
         PartitionObservation.Described desc = o.described();

@@ -198,6 +198,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
           roundRequest(scope, mirror, destination), settings.maxRoundsPerReconcile(), progress);
     } catch (ClusterAdmin.KafkaCallException e) {
       progress.callsByAction().forEach(metrics::controlCalls);
+      status.recordHaltedStops(cr, ref, progress.haltedStops());
       return record(
           scope,
           scope
@@ -209,6 +210,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
           true);
     }
     progress.callsByAction().forEach(metrics::controlCalls);
+    status.recordHaltedStops(cr, ref, progress.haltedStops());
 
     // record
     var plan = progress.planWithErrors();

@@ -11,6 +11,7 @@ import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
  *       round succeeded in no call (the next reconcile looks again after the requeue delay).
  *   <li>{@link Progress} holds the last observation and plan even when a Kafka call fails midway,
  *       so that the status shows what was last known.
+ *   <li>A partition whose mirror had halted and whose remove-fetchers call its leader accepted in
+ *       these rounds is in {@link Progress#haltedStops}, with why it halted, and its message in
+ *       {@link Progress#planWithErrors} says so once it is STOPPING or STOPPED.
  * </ul>
  */
 public final class FailoverRounds {
@@ -71,6 +75,7 @@ public final class FailoverRounds {
     private FailoverPlan plan;
     private final Map<PartitionKey, String> lastErrors = new HashMap<>();
     private final Map<Action, Long> callsByAction = new EnumMap<>(Action.class);
+    private final Map<PartitionKey, HaltedStop> haltedStops = new LinkedHashMap<>();
 
     /** The last observation, or null before the first. */
     public MirrorDriver.Observation observation() {
@@ -82,6 +87,14 @@ public final class FailoverRounds {
       return plan;
     }
 
+    /**
+     * The partitions whose mirror had halted (FAILED) and whose stop began in these rounds (their
+     * leader accepted remove-fetchers), in the order they were stopped.
+     */
+    public Map<PartitionKey, HaltedStop> haltedStops() {
+      return haltedStops;
+    }
+
     /** The control calls made, per action. */
     public Map<Action, Long> callsByAction() {
       return callsByAction;
@@ -89,18 +102,41 @@ public final class FailoverRounds {
 
     /** The last plan with each partition's last leader error as its message where it had none. */
     public FailoverPlan planWithErrors() {
-      if (plan == null || lastErrors.isEmpty()) {
+      if (plan == null || (lastErrors.isEmpty() && haltedStops.isEmpty())) {
         return plan;
       }
       List<PartitionDecision> decisions = new ArrayList<>();
       for (PartitionDecision d : plan.decisions()) {
         String error = lastErrors.get(d.key());
-        decisions.add(
+        String message =
             d.message() == null && error != null && d.phase() != PartitionPhase.STOPPED
-                ? new PartitionDecision(d.key(), d.action(), d.phase(), d.step(), error)
-                : d);
+                ? error
+                : d.message();
+        HaltedStop halted = haltedStops.get(d.key());
+        if (halted != null
+            && (d.phase() == PartitionPhase.STOPPING || d.phase() == PartitionPhase.STOPPED)) {
+          message = FailoverPlanner.withHaltNote(message, halted.note());
+        }
+        decisions.add(
+            java.util.Objects.equals(message, d.message())
+                ? d
+                : new PartitionDecision(d.key(), d.action(), d.phase(), d.step(), message));
       }
       return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
+    }
+  }
+
+  /**
+   * Why the mirror of a partition whose stop began had halted.
+   *
+   * @param reason the plugin's {@code failedReason}, or {@code SourceClusterMismatch}
+   * @param message the halt's message, starting with the reason
+   */
+  public record HaltedStop(String reason, String message) {
+
+    /** The partition's status note once it is STOPPING or STOPPED. */
+    public String note() {
+      return FailoverPlanner.HALTED_BEFORE_STOP + message;
     }
   }
 
@@ -137,6 +173,7 @@ public final class FailoverRounds {
       long actNanos = System.nanoTime() - actStarted;
       progress.lastErrors.clear();
       progress.lastErrors.putAll(result.leaderErrors());
+      recordHaltedStops(plan, progress, result.leaderErrors().keySet());
       LOG.debug(
           "clusterMirror={} round={} observeMs={} actMs={} actions={} calls={} succeeded={}",
           request.ref(),
@@ -153,6 +190,32 @@ public final class FailoverRounds {
     if (observeAgain) {
       progress.observation = driver.observe(request.mirror(), request.destination(), followers);
       progress.plan = plan(request, progress.observation);
+    }
+  }
+
+  /** The halted partitions whose remove-fetchers their leader accepted in this round. */
+  private static void recordHaltedStops(
+      FailoverPlan plan, Progress progress, java.util.Set<PartitionKey> failedOnLeader) {
+    for (PartitionDecision d : plan.decisions()) {
+      if (!FailoverPlanner.stopsHaltedMirror(d)
+          || failedOnLeader.contains(d.key())
+          || progress.haltedStops.containsKey(d.key())) {
+        continue;
+      }
+      String reason = null;
+      for (var o : progress.observation.partitions()) {
+        if (o.key().equals(d.key())) {
+          reason = FailoverPlanner.haltReason(o);
+        }
+      }
+      if (reason == null) {
+        reason = dev.kafkamirror.operator.core.Reasons.PARTITIONS_FAILED;
+      }
+      String message = d.message() == null ? "partition " + d.key() + " halted" : d.message();
+      progress.haltedStops.put(
+          d.key(),
+          new HaltedStop(
+              reason, message.startsWith(reason + ":") ? message : reason + ": " + message));
     }
   }
 

@@ -6,7 +6,9 @@ import dev.kafkamirror.operator.api.v1alpha1.Condition;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
 import dev.kafkamirror.operator.core.PartitionDecision;
+import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionPhase;
+import dev.kafkamirror.operator.core.Reasons;
 import dev.kafkamirror.operator.core.StatusComputer;
 import dev.kafkamirror.operator.core.StatusInputs;
 import java.time.Clock;
@@ -99,6 +101,41 @@ public final class StatusRecorder {
             + " (remove fetchers, truncate to the LSO, persist offsets, barrier, make writable)");
     LOG.info("clusterMirror={} stop started", ref);
     return marked;
+  }
+
+  /**
+   * Announces the stop of partitions whose mirror had halted (a Warning Event and a log line), so
+   * that none becomes writable without a word: each keeps the records the destination holds, and
+   * nothing the source wrote after the halt. Does nothing for none.
+   */
+  public void recordHaltedStops(
+      ClusterMirror cr, String ref, Map<PartitionKey, FailoverRounds.HaltedStop> halted) {
+    if (halted.isEmpty()) {
+      return;
+    }
+    StringBuilder which = new StringBuilder();
+    int listed = 0;
+    for (Map.Entry<PartitionKey, FailoverRounds.HaltedStop> e : halted.entrySet()) {
+      if (listed == 10) {
+        which.append(", and ").append(halted.size() - listed).append(" more");
+        break;
+      }
+      which.append(listed == 0 ? "" : ", ").append(e.getKey()).append(" (");
+      which.append(e.getValue().reason()).append(')');
+      listed++;
+    }
+    String message =
+        "stopping "
+            + (halted.size() == 1 ? "1 partition" : halted.size() + " partitions")
+            + " of "
+            + ref
+            + " whose mirror had halted: "
+            + which
+            + ". Each becomes writable behind its MIRROR_PID_RESET barrier with the records the"
+            + " destination holds, none the source wrote after the halt. First: "
+            + halted.values().iterator().next().message();
+    LOG.warn("clusterMirror={} {}", ref, message);
+    events.warning(cr, Reasons.STOPPING_HALTED_PARTITIONS, message);
   }
 
   /**

@@ -352,4 +352,61 @@ class ClusterMirrorReconcilerTest {
     assertThat(degraded.getMessage()).contains(TOPIC).contains("allowUncleanLeaderElection");
     assertThat(List.of(rig.control.partition(TOPIC, 0).mirrorState)).containsExactly("MIRRORING");
   }
+
+  @Test
+  void aStopOfAHaltedPartitionIsAnnouncedAndItsStatusKeepsWhyItsMirrorHalted() {
+    // Given two partitions, the mirror of partition 0 halted by the plugin for good
+    rig.mirroring(2);
+    rig.control.halted(
+        TOPIC,
+        0,
+        "SourceTopicRecreated",
+        TOPIC
+            + "-0 of mirror "
+            + NAME
+            + ": the source topic was deleted and created again. Way out: fail over with what the"
+            + " destination has (stop the mirror)");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When the ClusterMirror asks for Stopped (a failover)
+    rig.reconcile(cr);
+
+    // Then both stops complete, the halted partition's too
+    ClusterMirrorStatus last = rig.statusWriter.last();
+    assertThat(Conditions.isStopped(last)).as(rig.journal.toString()).isTrue();
+    assertThat(rig.control.partition(TOPIC, 0).stopStep).isEqualTo("STOPPED");
+    // And not silently: a Warning Event names the halted partition and its reason, not the other
+    assertThat(rig.events.events())
+        .filteredOn(e -> e.startsWith("Warning StoppingHaltedPartitions: "))
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e)
+                    .contains(TOPIC + "-0 (SourceTopicRecreated)", "writable", "barrier")
+                    .doesNotContain(TOPIC + "-1"));
+    // And the halted partition's status says it was stopped after its mirror halted, and why
+    assertThat(partition(last, 0).getState()).isEqualTo("STOPPED");
+    assertThat(partition(last, 0).getMessage())
+        .contains("halted", "SourceTopicRecreated", "Way out");
+    assertThat(partition(last, 1).getMessage()).isNull();
+
+    // When it is reconciled again at the next resync
+    rig.advanceMs(rig.settings.idleRequeueMs() + 1);
+    rig.reconcile(cr);
+
+    // Then the status still says so, and the Event is not repeated
+    assertThat(rig.statusWriter.writes().size()).isGreaterThan(1);
+    assertThat(partition(rig.statusWriter.last(), 0).getMessage())
+        .contains("halted", "SourceTopicRecreated");
+    assertThat(rig.events.events())
+        .filteredOn(e -> e.startsWith("Warning StoppingHaltedPartitions: "))
+        .hasSize(1);
+  }
+
+  private static PartitionStatus partition(ClusterMirrorStatus status, int partition) {
+    return status.getPartitions().stream()
+        .filter(p -> p.getPartition() == partition)
+        .findFirst()
+        .orElseThrow();
+  }
 }

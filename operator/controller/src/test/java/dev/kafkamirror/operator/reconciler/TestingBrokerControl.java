@@ -32,6 +32,8 @@ final class TestingBrokerControl implements BrokerControl {
     volatile String stopStep;
     volatile Long barrierOffset;
     volatile long lagRecords;
+    volatile String failedReason;
+    volatile String lastError;
   }
 
   /** One call as the fake received it. */
@@ -61,6 +63,18 @@ final class TestingBrokerControl implements BrokerControl {
     p.mirrorName = mirror;
     p.mirrorState = "MIRRORING";
     p.sourceClusterId = sourceClusterId;
+  }
+
+  /**
+   * A registered partition whose mirror the plugin halted for good: describe state FAILED with
+   * {@code failedReason} and {@code message} as its last error, lag unknown.
+   */
+  void halted(String topic, int partition, String failedReason, String message) {
+    Partition p = partition(topic, partition);
+    p.mirrorState = "FAILED";
+    p.failedReason = failedReason;
+    p.lastError = message;
+    p.lagRecords = -1L;
   }
 
   /** Broker {@code brokerId} describes every partition without a mirror registration. */
@@ -115,6 +129,13 @@ final class TestingBrokerControl implements BrokerControl {
       m.put(Fields.Mirror.EXPECTED_SOURCE_CLUSTER_ID, p.sourceClusterId);
       m.put(Fields.Mirror.LAST_MIRRORED_OFFSET, 9L);
       m.put(Fields.Mirror.LAG_RECORDS, p.lagRecords);
+      if ("FAILED".equals(p.mirrorState)) {
+        m.put(Fields.Mirror.REGISTERED_STATE, "MIRRORING");
+        m.put(Fields.Mirror.FAILED_REASON, p.failedReason);
+      }
+      if (p.lastError != null && "FAILED".equals(p.mirrorState)) {
+        m.put(Fields.Mirror.LAST_ERROR, p.lastError);
+      }
     }
     if (p.stopStep != null) {
       ObjectNode s = body.putObject(Fields.Describe.STOP);
