@@ -15,13 +15,38 @@ import java.util.Map;
  * @param timeoutMs how long the broker may work; null for {@link ControlLimits#DEFAULT_TIMEOUT_MS}
  * @param mirrorName for {@link ControlCall#START_MIRRORING} only
  * @param source for {@link ControlCall#START_MIRRORING} only
+ * @param initialSync for {@link ControlCall#START_MIRRORING} only, or null: how a non-empty
+ *     destination log is brought in line first; every partition then names its {@link AlignTo}
+ * @param dryRun with {@code initialSync} only: plan and report, change nothing
  */
 public record ControlRequest(
-    List<Partition> partitions, Long timeoutMs, String mirrorName, MirrorSource source) {
+    List<Partition> partitions,
+    Long timeoutMs,
+    String mirrorName,
+    MirrorSource source,
+    InitialSync initialSync,
+    boolean dryRun) {
 
   public ControlRequest {
     partitions = List.copyOf(partitions);
   }
+
+  /** A request without an initial sync. */
+  public ControlRequest(
+      List<Partition> partitions, Long timeoutMs, String mirrorName, MirrorSource source) {
+    this(partitions, timeoutMs, mirrorName, source, null, false);
+  }
+
+  /**
+   * The new source's recorded stop state of one partition, which a {@link
+   * InitialSync#TRUNCATE_AND_RESTORE} start aligns this log to.
+   *
+   * @param lastMirroredOffset the new source's {@code stop.lastMirroredOffset} (exclusive end of
+   *     what it mirrored from this cluster)
+   * @param lastMirroredSourceEpoch its {@code stop.lastMirroredSourceEpoch}: this cluster's leader
+   *     epoch of the last batch it kept, -1 when unknown
+   */
+  public record AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {}
 
   /**
    * One partition of a call.
@@ -29,7 +54,12 @@ public record ControlRequest(
    * @param sourceClusterId the source cluster id, only for calls that {@linkplain
    *     ControlCall#sourceClusterIdRequired() require it}; null otherwise
    */
-  public record Partition(String topic, int partition, String sourceClusterId) {
+  public record Partition(String topic, int partition, String sourceClusterId, AlignTo alignTo) {
+
+    /** A partition without an alignment. */
+    public Partition(String topic, int partition, String sourceClusterId) {
+      this(topic, partition, sourceClusterId, null);
+    }
 
     /** "topic-partition", as Kafka prints a TopicPartition. */
     public String key() {
@@ -101,6 +131,14 @@ public record ControlRequest(
         name(out, Fields.SOURCE_CLUSTER_ID);
         string(out, p.sourceClusterId());
       }
+      if (p.alignTo() != null) {
+        out.append(',');
+        name(out, Fields.ALIGN_TO).append('{');
+        name(out, Fields.LAST_MIRRORED_OFFSET).append(p.alignTo().lastMirroredOffset()).append(',');
+        name(out, Fields.LAST_MIRRORED_SOURCE_EPOCH)
+            .append(p.alignTo().lastMirroredSourceEpoch())
+            .append('}');
+      }
       out.append('}');
     }
     out.append(']');
@@ -139,6 +177,15 @@ public record ControlRequest(
       }
       out.append('}');
     }
+    if (initialSync != null) {
+      out.append(',');
+      name(out, Fields.INITIAL_SYNC);
+      string(out, initialSync.name());
+      if (dryRun) {
+        out.append(',');
+        name(out, Fields.DRY_RUN).append(true);
+      }
+    }
     return out.append('}').toString();
   }
 
@@ -153,6 +200,7 @@ public record ControlRequest(
         + mirrorName
         + ", source="
         + source
+        + (initialSync == null ? "" : ", initialSync=" + initialSync + ", dryRun=" + dryRun)
         + "]";
   }
 

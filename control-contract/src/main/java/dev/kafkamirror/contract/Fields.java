@@ -20,11 +20,32 @@ public final class Fields {
   public static final String CLUSTER_ID = "clusterId";
   public static final String PROPERTIES = "properties";
 
+  /** {@link ControlCall#START_MIRRORING} only: an {@link InitialSync} name. */
+  public static final String INITIAL_SYNC = "initialSync";
+
+  /** With {@link #INITIAL_SYNC} only: plan and report, change nothing. */
+  public static final String DRY_RUN = "dryRun";
+
+  /**
+   * Per partition, with {@link #INITIAL_SYNC} only: the new source's recorded stop state ({@link
+   * #LAST_MIRRORED_OFFSET}, {@link #LAST_MIRRORED_SOURCE_EPOCH}).
+   */
+  public static final String ALIGN_TO = "alignTo";
+
+  public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
+  public static final String LAST_MIRRORED_SOURCE_EPOCH = "lastMirroredSourceEpoch";
+
   /** The top-level fields of a request body. */
-  public static final Set<String> REQUEST = Set.of(PARTITIONS, TIMEOUT_MS, MIRROR_NAME, SOURCE);
+  public static final Set<String> REQUEST =
+      Set.of(PARTITIONS, TIMEOUT_MS, MIRROR_NAME, SOURCE, INITIAL_SYNC, DRY_RUN);
 
   /** The fields of one partition of a request. */
-  public static final Set<String> REQUEST_PARTITION = Set.of(TOPIC, PARTITION, SOURCE_CLUSTER_ID);
+  public static final Set<String> REQUEST_PARTITION =
+      Set.of(TOPIC, PARTITION, SOURCE_CLUSTER_ID, ALIGN_TO);
+
+  /** The fields of a partition's {@link #ALIGN_TO}. */
+  public static final Set<String> REQUEST_ALIGN_TO =
+      Set.of(LAST_MIRRORED_OFFSET, LAST_MIRRORED_SOURCE_EPOCH);
 
   /** The fields of {@code source}. */
   public static final Set<String> REQUEST_SOURCE =
@@ -200,7 +221,49 @@ public final class Fields {
     public static final String HIGH_WATERMARK = "highWatermark";
     public static final String STOP = "stop";
 
+    /** A start with an {@link InitialSync}: the {@link Alignment} of the partition. */
+    public static final String ALIGNMENT = "alignment";
+
     private StepResult() {}
+  }
+
+  /**
+   * {@code alignment} of a start with {@link InitialSync#TRUNCATE_AND_RESTORE}: where the log was
+   * (or, in a dry run, would be) truncated, and what that discards, reported before it happens.
+   */
+  public static final class Alignment {
+    /** The last offset both clusters agree on (exclusive): mirroring starts here. */
+    public static final String OFFSET = "alignmentOffset";
+
+    /** Where this log's copy of the recorded source epoch ends. */
+    public static final String LOCAL_EPOCH_END = "localEpochEnd";
+
+    /** The discarded offsets {@code discardedFromOffset..discardedToOffset-1}. */
+    public static final String DISCARDED_FROM = "discardedFromOffset";
+
+    public static final String DISCARDED_TO = "discardedToOffset";
+
+    /** Records (not offsets: a compacted log has gaps) in the discarded range. */
+    public static final String DISCARDED_RECORDS = "discardedRecords";
+
+    /** Their size on disk, batch headers included. */
+    public static final String DISCARDED_BYTES = "discardedBytes";
+
+    /** True for a dry run: nothing was changed. */
+    public static final String DRY_RUN = "dryRun";
+
+    /** True once the log is truncated to the alignment offset (false in a dry run). */
+    public static final String TRUNCATED = "truncated";
+
+    /** The accounting in words, as logged by the broker. */
+    public static final String MESSAGE = "message";
+
+    /** The inputs, as given: the new source's recorded stop state. */
+    public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
+
+    public static final String LAST_MIRRORED_SOURCE_EPOCH = "lastMirroredSourceEpoch";
+
+    private Alignment() {}
   }
 
   private Fields() {}

@@ -21,7 +21,12 @@ public enum MirrorState {
    * registeredState} holds the registration's state. The partition stays read-only; a stop
    * (failover) still works and keeps what was mirrored.
    */
-  FAILED;
+  FAILED,
+  /**
+   * Registered for a failback ({@link InitialSync#TRUNCATE_AND_RESTORE}): read-only and not fetched
+   * until the leader has truncated its log to the alignment offset; then MIRRORING.
+   */
+  ALIGNING;
 
   /** The state named {@code name}, or null for null or a name this contract does not know. */
   public static MirrorState parse(String name) {

@@ -161,6 +161,32 @@ public final class PluginControlClient {
   }
 
   /**
+   * A failback start ({@code initialSync: TRUNCATE_AND_RESTORE}) of partitions of one topic, each
+   * aligned to the new source's recorded stop of it ({@code alignTo}, by partition); with {@code
+   * dryRun} the broker only plans and reports.
+   */
+  public Response startFailback(
+      String mirrorName,
+      String sourceBootstrap,
+      String expectedSourceClusterId,
+      boolean dryRun,
+      String topic,
+      Map<Integer, ControlRequest.AlignTo> alignTo) {
+    java.util.List<ControlRequest.Partition> partitions = new java.util.ArrayList<>();
+    new java.util.TreeMap<>(alignTo)
+        .forEach((p, a) -> partitions.add(new ControlRequest.Partition(topic, p, null, a)));
+    return call(
+        ControlCall.START_MIRRORING,
+        new ControlRequest(
+            partitions,
+            null,
+            mirrorName,
+            new ControlRequest.MirrorSource(sourceBootstrap, expectedSourceClusterId, Map.of()),
+            dev.kafkamirror.contract.InitialSync.TRUNCATE_AND_RESTORE,
+            dryRun));
+  }
+
+  /**
    * One call without a source for partitions of one topic; {@code sourceClusterId} is sent with
    * each partition when not null.
    */

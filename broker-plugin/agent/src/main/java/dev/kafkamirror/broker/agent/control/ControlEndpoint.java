@@ -239,7 +239,12 @@ public final class ControlEndpoint implements AutoCloseable {
           perPartition(
               parsed,
               (partition, timeoutMs) ->
-                  control.startMirroring(partition, parsed.mirrorName(), parsed.source()));
+                  control.startMirroring(
+                      partition,
+                      parsed.mirrorName(),
+                      parsed.source(),
+                      parsed.request().initialSync(),
+                      parsed.request().dryRun()));
       case PAUSE -> perPartition(parsed, (p, t) -> control.transition(p, ControlCall.PAUSE));
       case RESUME -> perPartition(parsed, (p, t) -> control.transition(p, ControlCall.RESUME));
       case REMOVE_FETCHERS -> stopStep(parsed, PartitionControl.StopCall.REMOVE_FETCHERS);

@@ -7,6 +7,7 @@ import dev.kafkamirror.contract.ControlLimits;
 import dev.kafkamirror.contract.ControlRequest;
 import dev.kafkamirror.contract.ControlRequest.MirrorSource;
 import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.InitialSync;
 import dev.kafkamirror.contract.RequestError;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -127,16 +128,48 @@ public final class ControlRequests {
               + " entries; one call takes at most "
               + ControlLimits.MAX_PARTITIONS);
     }
+    InitialSync initialSync = null;
+    JsonNode sync = root.get(Fields.INITIAL_SYNC);
+    if (sync != null) {
+      if (call != ControlCall.START_MIRRORING) {
+        throw bad(
+            "\""
+                + Fields.INITIAL_SYNC
+                + "\" is only taken by "
+                + ControlCall.START_MIRRORING.path()
+                + ", not by "
+                + call.path());
+      }
+      initialSync = sync.isTextual() ? InitialSync.parse(sync.asText()) : null;
+      if (initialSync == null) {
+        throw bad(
+            "initialSync must be one of "
+                + java.util.Arrays.toString(InitialSync.values())
+                + ", got "
+                + sync);
+      }
+    }
+    boolean dryRun = false;
+    JsonNode dry = root.get(Fields.DRY_RUN);
+    if (dry != null) {
+      if (initialSync == null) {
+        throw bad("\"" + Fields.DRY_RUN + "\" is only taken with \"" + Fields.INITIAL_SYNC + "\"");
+      }
+      if (!dry.isBoolean()) {
+        throw bad("dryRun must be true or false, got " + dry);
+      }
+      dryRun = dry.asBoolean();
+    }
     List<ControlRequest.Partition> parts = new ArrayList<>();
     List<PartitionRef> refs = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     for (int i = 0; i < partitions.size(); i++) {
-      ControlRequest.Partition p = partition(partitions.get(i), i, call);
+      ControlRequest.Partition p = partition(partitions.get(i), i, call, initialSync);
       if (!seen.add(p.key())) {
         throw bad("partitions[" + i + "] names " + p.key() + " a second time");
       }
       parts.add(p);
-      refs.add(new PartitionRef(p.topic(), p.partition(), p.sourceClusterId()));
+      refs.add(new PartitionRef(p.topic(), p.partition(), p.sourceClusterId(), p.alignTo()));
     }
     String mirrorName = null;
     JsonNode name = root.get(Fields.MIRROR_NAME);
@@ -156,7 +189,8 @@ public final class ControlRequests {
       }
       source = source(root.get(Fields.SOURCE));
     }
-    ControlRequest request = new ControlRequest(parts, timeoutMs, mirrorName, source);
+    ControlRequest request =
+        new ControlRequest(parts, timeoutMs, mirrorName, source, initialSync, dryRun);
     return new Parsed(
         call,
         request,
@@ -228,7 +262,8 @@ public final class ControlRequests {
         props);
   }
 
-  private static ControlRequest.Partition partition(JsonNode node, int index, ControlCall call)
+  private static ControlRequest.Partition partition(
+      JsonNode node, int index, ControlCall call, InitialSync initialSync)
       throws ControlRequestException {
     String where = "partitions[" + index + "]";
     if (!node.isObject()) {
@@ -295,7 +330,67 @@ public final class ControlRequests {
               + call.path()
               + " always names the source cluster");
     }
-    return new ControlRequest.Partition(topic.asText(), partition.asInt(), sourceClusterId);
+    ControlRequest.AlignTo alignTo = null;
+    JsonNode align = node.get(Fields.ALIGN_TO);
+    if (align != null && initialSync == null) {
+      throw bad(
+          where
+              + " ("
+              + key
+              + ") names "
+              + Fields.ALIGN_TO
+              + ", which is only taken with \""
+              + Fields.INITIAL_SYNC
+              + "\"");
+    }
+    if (initialSync != null) {
+      if (align == null || !align.isObject()) {
+        throw bad(
+            where
+                + " ("
+                + key
+                + ") needs "
+                + Fields.ALIGN_TO
+                + " {"
+                + Fields.LAST_MIRRORED_OFFSET
+                + ", "
+                + Fields.LAST_MIRRORED_SOURCE_EPOCH
+                + "}: the new source's recorded stop of this partition; got "
+                + align);
+      }
+      for (Iterator<String> names = align.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        if (!Fields.REQUEST_ALIGN_TO.contains(name)) {
+          throw bad(
+              where
+                  + "."
+                  + Fields.ALIGN_TO
+                  + " has unknown field \""
+                  + name
+                  + "\"; known fields are "
+                  + Fields.REQUEST_ALIGN_TO);
+        }
+      }
+      JsonNode lmo = align.get(Fields.LAST_MIRRORED_OFFSET);
+      JsonNode epoch = align.get(Fields.LAST_MIRRORED_SOURCE_EPOCH);
+      if (lmo == null || !lmo.isIntegralNumber() || !lmo.canConvertToLong() || lmo.asLong() < 0) {
+        throw bad(
+            where + ".alignTo.lastMirroredOffset must be an integer of at least 0, got " + lmo);
+      }
+      if (epoch == null
+          || !epoch.isIntegralNumber()
+          || !epoch.canConvertToInt()
+          || epoch.asInt() < -1) {
+        throw bad(
+            where
+                + ".alignTo.lastMirroredSourceEpoch must be an integer of at least -1 (unknown),"
+                + " got "
+                + epoch);
+      }
+      alignTo = new ControlRequest.AlignTo(lmo.asLong(), epoch.asInt());
+    }
+    return new ControlRequest.Partition(
+        topic.asText(), partition.asInt(), sourceClusterId, alignTo);
   }
 
   private static ControlRequestException bad(String message) {

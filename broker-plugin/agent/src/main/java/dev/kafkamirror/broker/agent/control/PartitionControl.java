@@ -32,6 +32,26 @@ public interface PartitionControl {
       throws PartitionOperationException;
 
   /**
+   * Registers the partition as a mirror of {@code source} after bringing a non-empty log in line
+   * with it as {@code initialSync} says (null: as {@link #startMirroring(PartitionRef, String,
+   * ControlRequest.MirrorSource)}); with {@code dryRun} only plans and reports. Idempotent.
+   */
+  default Map<String, Object> startMirroring(
+      PartitionRef partition,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      dev.kafkamirror.contract.InitialSync initialSync,
+      boolean dryRun)
+      throws PartitionOperationException {
+    if (initialSync == null) {
+      return startMirroring(partition, mirrorName, source);
+    }
+    throw new PartitionOperationException(
+        dev.kafkamirror.contract.PartitionError.Code.INVALID_STATE,
+        partition.key() + ": this broker does not support initialSync " + initialSync);
+  }
+
+  /**
    * Moves a mirror partition between states: {@link ControlCall#PAUSE} (MIRRORING to PAUSED) or
    * {@link ControlCall#RESUME} (PAUSED to MIRRORING); the stop sequence moves it on through {@link
    * #stopStep}. Each is idempotent.

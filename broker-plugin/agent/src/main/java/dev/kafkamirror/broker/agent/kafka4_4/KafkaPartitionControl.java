@@ -140,6 +140,30 @@ public final class KafkaPartitionControl implements PartitionControl {
   }
 
   @Override
+  public Map<String, Object> startMirroring(
+      PartitionRef ref,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      dev.kafkamirror.contract.InitialSync initialSync,
+      boolean dryRun)
+      throws PartitionOperationException {
+    if (initialSync == null) {
+      return startMirroring(ref, mirrorName, source);
+    }
+    Properties props = new Properties();
+    props.putAll(source.properties());
+    props.put("bootstrap.servers", source.bootstrapServers());
+    props.put("client.id", "cluster-mirror-" + mirrorName);
+    return FailbackStart.run(
+        ref,
+        mirrorName,
+        source,
+        props,
+        dryRun,
+        dev.kafkamirror.contract.ControlLimits.DEFAULT_TIMEOUT_MS);
+  }
+
+  @Override
   public Map<String, Object> transition(PartitionRef ref, ControlCall action)
       throws PartitionOperationException {
     TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kafkamirror.contract.ControlCall;
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.InitialSync;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ControlRequestsTest {
@@ -109,6 +113,85 @@ class ControlRequestsTest {
                     ControlCall.START_MIRRORING))
         .isInstanceOf(ControlRequestException.class)
         .hasMessageContaining("mirrorName");
+  }
+
+  @Test
+  void aFailbackStartRoundTripsItsAlignmentAndRefusesItOnEveryOtherShape() throws Exception {
+    // Given a failback start built by the contract's client side
+    ControlRequest sent =
+        new ControlRequest(
+            List.of(new ControlRequest.Partition("t", 0, null, new ControlRequest.AlignTo(80, 3))),
+            null,
+            "b-to-a",
+            new ControlRequest.MirrorSource("b:9092", "B", Map.of()),
+            InitialSync.TRUNCATE_AND_RESTORE,
+            true);
+    // When the agent parses it
+    ControlRequests.Parsed parsed = parse(sent.toJson(), ControlCall.START_MIRRORING);
+    // Then it acts on exactly what was sent
+    assertThat(parsed.request()).isEqualTo(sent);
+    assertThat(parsed.partitions())
+        .containsExactly(new PartitionRef("t", 0, null, new ControlRequest.AlignTo(80, 3)));
+
+    String source = ", \"mirrorName\": \"m\", \"source\": {\"bootstrapServers\": \"b:9092\"}";
+    // And a partition without its alignment is refused, naming it
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 4}], \"initialSync\":"
+                        + " \"TRUNCATE_AND_RESTORE\""
+                        + source
+                        + "}",
+                    ControlCall.START_MIRRORING))
+        .isInstanceOf(ControlRequestException.class)
+        .hasMessageContaining("t-4")
+        .hasMessageContaining("alignTo");
+    // And an alignment without an initial sync, an unknown mode, dryRun alone, a negative offset
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"alignTo\":"
+                        + " {\"lastMirroredOffset\": 1, \"lastMirroredSourceEpoch\": 0}}]"
+                        + source
+                        + "}",
+                    ControlCall.START_MIRRORING))
+        .hasMessageContaining("initialSync");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}], \"initialSync\":"
+                        + " \"Wipe\""
+                        + source
+                        + "}",
+                    ControlCall.START_MIRRORING))
+        .hasMessageContaining("TRUNCATE_AND_RESTORE");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}], \"dryRun\": true"
+                        + source
+                        + "}",
+                    ControlCall.START_MIRRORING))
+        .hasMessageContaining("dryRun");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0, \"alignTo\":"
+                        + " {\"lastMirroredOffset\": -5, \"lastMirroredSourceEpoch\": 0}}],"
+                        + " \"initialSync\": \"TRUNCATE_AND_RESTORE\""
+                        + source
+                        + "}",
+                    ControlCall.START_MIRRORING))
+        .hasMessageContaining("lastMirroredOffset");
+    // And no other call takes an initial sync
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{\"partitions\": [{\"topic\": \"t\", \"partition\": 0}], \"initialSync\":"
+                        + " \"TRUNCATE_AND_RESTORE\"}",
+                    ControlCall.DESCRIBE))
+        .hasMessageContaining("initialSync")
+        .hasMessageContaining(ControlCall.DESCRIBE.path());
   }
 
   private void assertBad(String json, String messagePart) {

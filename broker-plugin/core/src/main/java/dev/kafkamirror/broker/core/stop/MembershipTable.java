@@ -13,8 +13,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * (adopted it into their local registry), folded from the stop-state topic.
  *
  * <p>Invariants: a membership, once read, is never removed (a stopped mirror stays a member; its
- * stop state says it is writable); the first membership of a (topic id, partition) wins, so a
- * second mirror can never take over a partition through the topic; acknowledgements only grow.
+ * stop state says it is writable); within a generation the first membership of a (topic id,
+ * partition) wins, so a second mirror can never take over a partition through the topic; a
+ * membership of a higher generation replaces it (only the plugin writes memberships, and it writes
+ * the next generation only for a failback after the earlier mirror's stop was recorded STOPPED), so
+ * that every reader ends with the highest generation whatever order it reads them in;
+ * acknowledgements only grow.
  *
  * <p>Thread-safe, and lock-free for readers: the produce guard asks it on every client append.
  */
@@ -41,6 +45,18 @@ public final class MembershipTable {
       byName
           .computeIfAbsent(m.topic() + "-" + m.partition(), k -> new CopyOnWriteArrayList<>())
           .add(m);
+      return Optional.empty();
+    }
+    if (m.generation() > existing.generation()) {
+      if (members.replace(id, existing, m)) {
+        byName
+            .computeIfAbsent(m.topic() + "-" + m.partition(), k -> new CopyOnWriteArrayList<>())
+            .add(m);
+        return Optional.empty();
+      }
+      return apply(m);
+    }
+    if (m.generation() < existing.generation()) {
       return Optional.empty();
     }
     if (!existing.mirrorName().equals(m.mirrorName())) {

@@ -15,6 +15,9 @@ import java.util.Objects;
  *     before its first mirrored append; null in records of plugins that did not record it. Every
  *     leader checks the source's topic id against it, so that a source topic deleted and created
  *     again under the same name is never appended after the old one's records
+ * @param generation 0 for the first mirror of the partition; a failback that makes a partition
+ *     whose mirror was stopped (and made writable) a mirror again records the next generation,
+ *     which replaces the earlier membership (see {@link MembershipTable#apply})
  */
 public record MirrorMembership(
     String topicId,
@@ -25,9 +28,13 @@ public record MirrorMembership(
     int writerBrokerId,
     Map<String, String> clientProperties,
     long recordedAtMs,
-    String sourceTopicId) {
+    String sourceTopicId,
+    int generation) {
 
   public MirrorMembership {
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation must be >= 0, got " + generation);
+    }
     Objects.requireNonNull(topicId, "topicId");
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(mirrorName, "mirrorName");
@@ -35,6 +42,30 @@ public record MirrorMembership(
       throw new IllegalArgumentException("partition must be >= 0, got " + partition);
     }
     clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
+  }
+
+  /** A membership of generation 0. */
+  public MirrorMembership(
+      String topicId,
+      int partition,
+      String topic,
+      String mirrorName,
+      String expectedSourceClusterId,
+      int writerBrokerId,
+      Map<String, String> clientProperties,
+      long recordedAtMs,
+      String sourceTopicId) {
+    this(
+        topicId,
+        partition,
+        topic,
+        mirrorName,
+        expectedSourceClusterId,
+        writerBrokerId,
+        clientProperties,
+        recordedAtMs,
+        sourceTopicId,
+        0);
   }
 
   /** A membership without the source topic's id (as plugins before it wrote). */
@@ -73,6 +104,7 @@ public record MirrorMembership(
         + topicId
         + ") of mirror "
         + mirrorName
+        + (generation == 0 ? "" : " (generation " + generation + ")")
         + ", recorded by broker "
         + writerBrokerId;
   }

@@ -12,6 +12,43 @@ class MembershipTableTest {
         topicId, 0, "orders", mirror, "src", 1, Map.of("bootstrap.servers", "a:9092"), 0L);
   }
 
+  private static MirrorMembership member(String topicId, String mirror, int generation) {
+    return new MirrorMembership(
+        topicId,
+        0,
+        "orders",
+        mirror,
+        "src",
+        1,
+        Map.of("bootstrap.servers", "a:9092"),
+        0L,
+        null,
+        generation);
+  }
+
+  @Test
+  void aFailbackGenerationReplacesTheStoppedMembershipWhateverOrderTheRecordsAreReadIn() {
+    // Given orders-0 was a member of m1, then (failbacks) of m3 at generation 1 and m5 at 2
+    MirrorMembership m1 = member("T1", "m1", 0);
+    MirrorMembership m3 = member("T1", "m3", 1);
+    MirrorMembership m5 = member("T1", "m5", 2);
+    for (java.util.List<MirrorMembership> order :
+        java.util.List.of(
+            java.util.List.of(m1, m3, m5),
+            java.util.List.of(m5, m1, m3),
+            java.util.List.of(m1, m5, m3),
+            java.util.List.of(m3, m5, m1))) {
+      // When a reader folds them in this order
+      MembershipTable table = new MembershipTable();
+      order.forEach(table::apply);
+      // Then the highest generation is the member, and another mirror of the same generation is
+      // still refused
+      assertThat(table.member("T1", 0)).as(order.toString()).contains(m5);
+      assertThat(table.apply(member("T1", "intruder", 2))).isPresent();
+      assertThat(table.member("T1", 0)).contains(m5);
+    }
+  }
+
   @Test
   void theFirstMembershipOfAPartitionWinsAndAnotherMirrorIsReported() {
     // Given orders-0 recorded as a member of m1

@@ -215,7 +215,13 @@ public final class ClusterMembership {
     }
     String id = topicId.get().toString();
     Optional<MirrorMembership> existing = store.membership().member(id, tp.partition());
-    if (existing.isPresent()) {
+    int generation = 0;
+    if (existing.isPresent()
+        && !existing.get().mirrorName().equals(entry.mirrorName())
+        && replaceableByFailback(store, existing.get(), entry)) {
+      // A failback made this partition, whose earlier mirror was stopped, a mirror again.
+      generation = existing.get().generation() + 1;
+    } else if (existing.isPresent()) {
       if (!existing.get().mirrorName().equals(entry.mirrorName())) {
         entry.error(
             "not fetching "
@@ -255,7 +261,8 @@ public final class ClusterMembership {
             store.brokerId(),
             entry.persistableClientProperties(),
             System.currentTimeMillis(),
-            entry.sourceTopicIdFor(id));
+            entry.sourceTopicIdFor(id),
+            generation);
     try {
       store.writeMembership(m, WRITE_TIMEOUT_MS);
     } catch (StopStateUnavailableException e) {
@@ -271,6 +278,20 @@ public final class ClusterMembership {
     LOG.info("recorded the mirror membership of {}", m);
     requestHolder(store, m);
     return true;
+  }
+
+  /**
+   * Whether {@code entry}, registered here by a failback start, may record a membership of the next
+   * generation over {@code existing}: only when the stop of {@code existing}'s mirror is recorded
+   * STOPPED (the partition was made writable), never over a mirror that still runs or stops.
+   */
+  static boolean replaceableByFailback(
+      StopStateStore store, MirrorMembership existing, MirrorEntry entry) {
+    if (entry.alignment() == null) {
+      return false;
+    }
+    Optional<StopState> stop = store.get(existing.stopStateKey());
+    return stop.isPresent() && stop.get().step() == StopStep.STOPPED;
   }
 
   /**
@@ -303,6 +324,21 @@ public final class ClusterMembership {
         entry = registry.adoptFromCluster(tp, m, state);
         LOG.info(
             "adopted {} from the cluster's mirror membership as {} (no local registration)",
+            m,
+            entry.state());
+      } else if (!entry.mirrorName().equals(m.mirrorName())
+          && entry.state() == MirrorState.STOPPED
+          && m.generation() > 0) {
+        // A failback made the partition a mirror again (a newer generation of its membership):
+        // the stopped registration here gives way, read-only again.
+        Optional<StopStep> step = store.get(m.stopStateKey()).map(StopState::step);
+        MirrorState state =
+            step.isEmpty()
+                ? MirrorState.MIRRORING
+                : step.get() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING;
+        entry = registry.adoptReplacingStopped(tp, m, state);
+        LOG.info(
+            "adopted {} from the cluster's mirror membership as {} in place of a stopped mirror",
             m,
             entry.state());
       } else if (!entry.mirrorName().equals(m.mirrorName())) {

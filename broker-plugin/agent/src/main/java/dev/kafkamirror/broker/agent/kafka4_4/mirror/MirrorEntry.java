@@ -33,6 +33,7 @@ public final class MirrorEntry {
   private volatile String failedForTopicId;
   private volatile long alignLogStartTo = -1L;
   private volatile long sourceAnsweredAtMs = -1L;
+  private volatile Map<String, Object> alignment;
 
   /** How long without an answer from the source before the lag counts as unknown. */
   static final long SOURCE_SILENCE_MS = 30_000L;
@@ -243,6 +244,19 @@ public final class MirrorEntry {
     this.alignLogStartTo = offset;
   }
 
+  /**
+   * The failback alignment of this registration (offset and what it discarded), as answered to the
+   * start call; null for a start without an initial sync. Kept in memory: describe shows it until
+   * the broker restarts.
+   */
+  public Map<String, Object> alignment() {
+    return alignment;
+  }
+
+  public void alignment(Map<String, Object> alignment) {
+    this.alignment = alignment == null ? null : Map.copyOf(alignment);
+  }
+
   /** Whether client writes must be refused. */
   public boolean readOnly() {
     return state != MirrorState.STOPPED;
@@ -337,6 +351,9 @@ public final class MirrorEntry {
     out.put(Fields.Mirror.SOURCE_LOG_START_OFFSET, sourceLogStartOffset);
     out.put(Fields.Mirror.LAG_RECORDS, lag);
     out.put(Fields.Mirror.BATCHES_APPENDED, batchesAppended);
+    if (alignment != null) {
+      out.put(Fields.StepResult.ALIGNMENT, alignment);
+    }
     if (mismatched) {
       error = mismatch;
     } else if (halted && failedMessage != null) {

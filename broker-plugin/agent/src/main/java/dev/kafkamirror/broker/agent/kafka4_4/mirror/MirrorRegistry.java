@@ -103,6 +103,22 @@ public final class MirrorRegistry {
   }
 
   /**
+   * {@link #adoptFromCluster} over a registration that is STOPPED under another mirror (a failback
+   * recorded a newer membership generation); any other registration stays as it is.
+   */
+  synchronized MirrorEntry adoptReplacingStopped(
+      TopicPartition tp, dev.kafkamirror.broker.core.stop.MirrorMembership m, MirrorState state) {
+    MirrorEntry existing = entries.get(tp);
+    if (existing != null
+        && (existing.state() != MirrorState.STOPPED
+            || existing.mirrorName().equals(m.mirrorName()))) {
+      return existing;
+    }
+    entries.remove(tp);
+    return adoptFromCluster(tp, m, state);
+  }
+
+  /**
    * Records the id of the source topic {@code entry} mirrors into the destination topic {@code
    * destinationTopicId}, durably (registry file) before the caller appends anything.
    */
@@ -225,6 +241,86 @@ public final class MirrorRegistry {
     entries.put(tp, entry);
     persist();
     restartFetcher(mirrorName, sourceClientProperties);
+    return entry;
+  }
+
+  /**
+   * Registers {@code tp} for a failback under {@code mirrorName}, state ALIGNING: read-only at once
+   * (persisted before this returns), never fetched until {@link #completeAlignment}. Replaces a
+   * STOPPED registration of another mirror (this cluster was that mirror's destination and became
+   * writable; it is now made a mirror again). Idempotent: a registration of the same mirror that is
+   * ALIGNING, MIRRORING or PAUSED stays as it is.
+   *
+   * @throws IllegalStateException when the partition mirrors another source, is stopping, or was
+   *     stopped under this very mirror name (its recorded stop would be adopted again)
+   */
+  public synchronized MirrorEntry registerForAlignment(
+      TopicPartition tp,
+      String mirrorName,
+      String expectedClusterId,
+      Properties sourceClientProperties) {
+    MirrorEntry existing = entries.get(tp);
+    if (existing != null) {
+      boolean same = existing.mirrorName().equals(mirrorName);
+      if (same
+          && (existing.state() == MirrorState.ALIGNING
+              || existing.state() == MirrorState.MIRRORING
+              || existing.state() == MirrorState.PAUSED)) {
+        return existing;
+      }
+      if (same && existing.state() == MirrorState.STOPPED) {
+        throw new IllegalStateException(
+            tp
+                + " was a mirror of "
+                + mirrorName
+                + " that stopped; its recorded stop would be adopted again. Start the failback"
+                + " under a mirror name not used before for this partition");
+      }
+      if (existing.state() != MirrorState.STOPPED) {
+        throw new IllegalStateException(
+            tp
+                + " is "
+                + existing.state()
+                + " as a mirror of "
+                + existing.mirrorName()
+                + ", not "
+                + mirrorName
+                + "; stop that mirror first");
+      }
+    }
+    MirrorEntry entry = new MirrorEntry(mirrorName, MirrorState.ALIGNING);
+    entry.expectedSourceClusterId(expectedClusterId);
+    entry.persistableClientProperties(MirrorRegistryFile.withoutSecrets(sourceClientProperties));
+    entries.put(tp, entry);
+    persist();
+    return entry;
+  }
+
+  /**
+   * ALIGNING to MIRRORING once the leader truncated to the alignment offset, and starts the
+   * source's fetcher. Idempotent.
+   *
+   * @throws IllegalStateException when the registration is not {@code entry} any more or left
+   *     ALIGNING for another state than MIRRORING
+   */
+  public MirrorEntry completeAlignment(
+      TopicPartition tp, MirrorEntry entry, Properties sourceClientProperties) {
+    synchronized (this) {
+      if (entries.get(tp) != entry) {
+        throw new IllegalStateException(
+            tp + " was registered again while it was aligned; repeat the start call");
+      }
+      synchronized (entry) {
+        if (entry.state() == MirrorState.ALIGNING) {
+          entry.state(MirrorState.MIRRORING);
+        } else if (entry.state() != MirrorState.MIRRORING) {
+          throw new IllegalStateException(
+              tp + " is " + entry.state() + " (mirror " + entry.mirrorName() + "), not ALIGNING");
+        }
+      }
+      persist();
+      restartFetcher(entry.mirrorName(), sourceClientProperties);
+    }
     return entry;
   }
 

@@ -9,5 +9,10 @@ public enum MirrorState {
   /** Fetchers removed for a failover; still read-only until made writable. */
   STOPPING,
   /** Writable: the partition is no longer a mirror. */
-  STOPPED
+  STOPPED,
+  /**
+   * Registered for a failback (initialSync TRUNCATE_AND_RESTORE): read-only and not fetched until
+   * the leader has truncated to the alignment offset; then MIRRORING.
+   */
+  ALIGNING
 }

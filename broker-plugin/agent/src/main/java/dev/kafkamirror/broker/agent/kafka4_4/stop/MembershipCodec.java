@@ -19,7 +19,8 @@ import java.util.Map;
  *   <li>membership: key {@code {"v":0,"kind":"mirror-member","mirror":"m","topicId":"…",
  *       "partition":3}}, value {@code {"v":0,"topic":"t","writerBrokerId":1,
  *       "expectedSourceClusterId":"…","clientProperties":{…},"recordedAtMs":…,
- *       "sourceTopicId":"…"}} ({@code sourceTopicId} absent in records of earlier plugins);
+ *       "sourceTopicId":"…","generation":1}} ({@code sourceTopicId} absent in records of earlier
+ *       plugins; {@code generation} absent for generation 0);
  *   <li>holder acknowledgement: key {@code {"v":0,"kind":"mirror-member-holder","mirror":"m",
  *       "topicId":"…","partition":3,"broker":2}}, value {@code {"v":0,"topic":"t","ackedAtMs":…}}.
  * </ul>
@@ -75,6 +76,9 @@ final class MembershipCodec {
     if (m.sourceTopicId() != null) {
       node.put("sourceTopicId", m.sourceTopicId());
     }
+    if (m.generation() > 0) {
+      node.put("generation", m.generation());
+    }
     return bytes(node);
   }
 
@@ -121,6 +125,7 @@ final class MembershipCodec {
         JsonNode expected = v.get("expectedSourceClusterId");
         JsonNode recorded = v.get("recordedAtMs");
         JsonNode sourceTopicId = v.get("sourceTopicId");
+        JsonNode generation = v.get("generation");
         return new Decoded(
             new MirrorMembership(
                 topicId,
@@ -131,7 +136,8 @@ final class MembershipCodec {
                 StateJson.integer(v, "writerBrokerId", where),
                 props,
                 recorded == null ? 0L : recorded.asLong(),
-                sourceTopicId == null || sourceTopicId.isNull() ? null : sourceTopicId.asText()),
+                sourceTopicId == null || sourceTopicId.isNull() ? null : sourceTopicId.asText(),
+                generation == null ? 0 : StateJson.integer(v, "generation", where)),
             topicId,
             partition,
             null);
