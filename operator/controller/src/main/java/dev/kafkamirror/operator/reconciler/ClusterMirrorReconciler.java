@@ -9,9 +9,12 @@ import dev.kafkamirror.operator.api.v1alpha1.StopPolicy;
 import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.MirrorIntent;
+import dev.kafkamirror.operator.core.PartitionDecision;
+import dev.kafkamirror.operator.core.PartitionPhase;
 import dev.kafkamirror.operator.core.StatusInputs;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.KafkaClusterAdmin;
+import dev.kafkamirror.operator.kafka.KafkaGroupOffsetsAdmin;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -39,7 +42,9 @@ import org.slf4j.LoggerFactory;
  *       recorded and nothing is called;
  *   <li><b>observe and act</b>: missing topics ({@link MissingTopics}), then rounds of observe,
  *       plan ({@link dev.kafkamirror.operator.core.FailoverPlanner}, whose refusals are the
- *       plan's), act ({@link FailoverRounds} over {@link MirrorDriver});
+ *       plan's), act ({@link FailoverRounds} over {@link MirrorDriver}); consumer group offsets
+ *       ({@link GroupOffsetSync}: periodically while Mirroring or Paused, and once more inside a
+ *       stop right before partitions are made writable; it never throws, so it never holds a stop);
  *   <li><b>record</b>: the status, Events and metrics ({@link StatusRecorder}).
  * </ol>
  *
@@ -75,6 +80,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private final ClusterMirrorMetrics metrics;
   private final Clock clock;
   private final ReconcilerSettings settings;
+  private final GroupOffsetSync groupSync;
 
   /** The production wiring: the API server, Kafka's Admin client, JOSDK's finalizer updates. */
   public ClusterMirrorReconciler(
@@ -109,6 +115,35 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       Clock clock,
       java.util.function.LongSupplier nanoTime,
       ReconcilerSettings settings) {
+    this(
+        resolver,
+        admins,
+        driver,
+        statusWriter,
+        finalizers,
+        events,
+        metrics,
+        clock,
+        nanoTime,
+        settings,
+        new GroupOffsetSync(
+            KafkaGroupOffsetsAdmin::new, clock, nanoTime, settings.adminTimeoutMs()));
+  }
+
+  /** Every collaborator named, the consumer group offset sync too; unit tests pass fakes. */
+  public ClusterMirrorReconciler(
+      SpecResolver resolver,
+      AdminClients admins,
+      MirrorDriver driver,
+      StatusWriter statusWriter,
+      FinalizerWriter finalizers,
+      EventRecorder events,
+      ClusterMirrorMetrics metrics,
+      Clock clock,
+      java.util.function.LongSupplier nanoTime,
+      ReconcilerSettings settings,
+      GroupOffsetSync groupSync) {
+    this.groupSync = groupSync;
     this.resolver = resolver;
     this.admins = admins;
     this.topics = new MissingTopics(admins);
@@ -211,9 +246,20 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     }
     progress.callsByAction().forEach(metrics::controlCalls);
     status.recordHaltedStops(cr, ref, progress.haltedStops());
+    var plan = progress.planWithErrors();
+    if (scope.target != MirrorIntent.Target.STOPPED && plan != null) {
+      // consumer group offsets, while Mirroring or Paused: never a writable partition
+      groupSync.periodic(
+          scope.ref,
+          scope.cr,
+          mirror,
+          plan.decisions().stream()
+              .filter(d -> d.phase() != PartitionPhase.STOPPED)
+              .map(PartitionDecision::key)
+              .collect(java.util.stream.Collectors.toSet()));
+    }
 
     // record
-    var plan = progress.planWithErrors();
     UpdateControl<ClusterMirror> control =
         record(
             scope,
@@ -285,12 +331,33 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         scope.previous.getStopStartedAt() != null,
         () ->
             scope.previous =
-                status.recordStopStarted(scope.cr, scope.ref, scope.previous, scope.generation));
+                status.recordStopStarted(scope.cr, scope.ref, scope.previous, scope.generation),
+        keys -> groupSync.beforeMakeWritable(scope.ref, scope.cr, mirror, keys));
   }
 
   private UpdateControl<ClusterMirror> record(
       Scope scope, StatusInputs inputs, boolean workRemains) {
-    long delay = status.record(scope.cr, scope.ref, scope.previous, inputs, workRemains, settings);
+    // An idle resource is looked at again when its next group offset sync is due.
+    long syncDue =
+        scope.target == MirrorIntent.Target.STOPPED ? Long.MAX_VALUE : groupSync.dueInMs(scope.cr);
+    ReconcilerSettings effective =
+        syncDue >= settings.idleRequeueMs()
+            ? settings
+            : new ReconcilerSettings(
+                settings.maxRoundsPerReconcile(),
+                settings.requeueMs(),
+                Math.max(settings.requeueMs(), syncDue),
+                settings.adminTimeoutMs(),
+                settings.maxPartitionsListed());
+    long delay =
+        status.record(
+            scope.cr,
+            scope.ref,
+            scope.previous,
+            inputs,
+            workRemains,
+            effective,
+            groupSync.status(scope.cr, scope.previous));
     return UpdateControl.<ClusterMirror>noUpdate().rescheduleAfter(delay);
   }
 
@@ -321,6 +388,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   }
 
   private void forget(ClusterMirror cr, String ref) {
+    groupSync.forget(ref, cr.getMetadata().getUid());
     status.forget(cr.getMetadata().getUid());
     admins.forget(ref);
   }
@@ -328,5 +396,6 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   @Override
   public void close() {
     admins.close();
+    groupSync.close();
   }
 }

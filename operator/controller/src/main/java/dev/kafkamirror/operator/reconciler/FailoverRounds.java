@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,9 @@ public final class FailoverRounds {
    * @param stopRecorded whether the status already says the stop began
    * @param beforeFirstStopStep persists that the stop began; runs at most once, before the first
    *     destructive call, and only when {@code stopRecorded} is false
+   * @param beforeMakeWritable runs before each round that makes partitions writable, with those
+   *     partitions (the consumer group offsets' final sync); must not throw, and whatever it does
+   *     the round goes on
    */
   public record Request(
       String ref,
@@ -67,7 +71,8 @@ public final class FailoverRounds {
       boolean allowUnclean,
       Supplier<Long> catchUpElapsedMs,
       boolean stopRecorded,
-      Runnable beforeFirstStopStep) {}
+      Runnable beforeFirstStopStep,
+      Consumer<List<PartitionKey>> beforeMakeWritable) {}
 
   /** What the rounds learnt and did; filled as they go. Not thread-safe. */
   public static final class Progress {
@@ -165,6 +170,23 @@ public final class FailoverRounds {
         // Record that the stop began before the first destructive call.
         request.beforeFirstStopStep().run();
         stopRecorded = true;
+      }
+      List<PartitionKey> toWritable =
+          plan.decisions().stream()
+              .filter(d -> d.action() == Action.MAKE_WRITABLE)
+              .map(PartitionDecision::key)
+              .toList();
+      if (!toWritable.isEmpty() && request.beforeMakeWritable() != null) {
+        try {
+          request.beforeMakeWritable().accept(toWritable);
+        } catch (RuntimeException e) {
+          // Never blocks the stop: the hook records its own errors; this is the last guard.
+          LOG.warn(
+              "clusterMirror={} before make-writable of {} failed (the stop goes on): {}",
+              request.ref(),
+              toWritable,
+              e.toString());
+        }
       }
       long actStarted = System.nanoTime();
       MirrorDriver.RoundResult result =

@@ -152,8 +152,24 @@ public final class StatusRecorder {
       StatusInputs inputs,
       boolean workRemains,
       ReconcilerSettings settings) {
+    return record(cr, ref, previous, inputs, workRemains, settings, null);
+  }
+
+  /**
+   * {@link #record(ClusterMirror, String, ClusterMirrorStatus, StatusInputs, boolean,
+   * ReconcilerSettings)} with the consumer group sync's status ({@code groupSync}; null: none).
+   */
+  public long record(
+      ClusterMirror cr,
+      String ref,
+      ClusterMirrorStatus previous,
+      StatusInputs inputs,
+      boolean workRemains,
+      ReconcilerSettings settings,
+      dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync) {
     ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
     status.setControlChannel(controlChannel(cr));
+    status.setConsumerGroupSync(groupSync);
     announceTransitions(cr, ref, previous, status);
     if (previous.getStopFinishedAt() == null
         && status.getStopFinishedAt() != null
@@ -224,6 +240,7 @@ public final class StatusRecorder {
     c.setStopStartedAt(s.getStopStartedAt());
     c.setStopFinishedAt(s.getStopFinishedAt());
     c.setControlChannel(s.getControlChannel());
+    c.setConsumerGroupSync(s.getConsumerGroupSync());
     return c;
   }
 

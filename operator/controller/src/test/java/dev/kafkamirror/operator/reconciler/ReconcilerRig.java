@@ -46,6 +46,9 @@ final class ReconcilerRig implements AutoCloseable {
   final TestingFinalizers finalizers = new TestingFinalizers(journal);
   final TestingEventRecorder events = new TestingEventRecorder();
   final Map<String, Secret> secrets = new ConcurrentHashMap<>();
+  final TestingGroupOffsets sourceGroups = new TestingGroupOffsets("source", SOURCE_ID, journal);
+  final TestingGroupOffsets destinationGroups =
+      new TestingGroupOffsets("destination", "DSTDSTDSTDSTDSTDSTDST1", journal);
   final AtomicLong nanoTime = new AtomicLong(1_000_000_000L);
   final ReconcilerSettings settings = new ReconcilerSettings(12, 1_000L, 30_000L, 1_000L, 1_000);
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
@@ -75,7 +78,13 @@ final class ReconcilerRig implements AutoCloseable {
             new ClusterMirrorMetrics(new SimpleMeterRegistry()),
             Clock.fixed(NOW, ZoneOffset.UTC),
             nanoTime::get,
-            settings);
+            settings,
+            new GroupOffsetSync(
+                (label, properties, timeoutMs) ->
+                    label.endsWith(" destination") ? destinationGroups : sourceGroups,
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                nanoTime::get,
+                settings.adminTimeoutMs()));
   }
 
   /** {@code partitions} partitions of {@link #TOPIC} on the destination, each mirroring. */

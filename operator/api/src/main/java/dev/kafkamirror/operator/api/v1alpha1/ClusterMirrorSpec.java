@@ -49,6 +49,11 @@ public class ClusterMirrorSpec {
           + " StopMirroring first fails over like state: Stopped.")
   private DeletionPolicy deletionPolicy = DeletionPolicy.Retain;
 
+  @JsonPropertyDescription(
+      "Consumer groups whose committed offsets are carried to the destination while mirroring and"
+          + " once more at the stop, before the partitions become writable. Absent: none.")
+  private ConsumerGroupSync consumerGroups;
+
   public SourceCluster getSource() {
     return source;
   }
@@ -95,5 +100,13 @@ public class ClusterMirrorSpec {
 
   public void setDeletionPolicy(DeletionPolicy deletionPolicy) {
     this.deletionPolicy = deletionPolicy;
+  }
+
+  public ConsumerGroupSync getConsumerGroups() {
+    return consumerGroups;
+  }
+
+  public void setConsumerGroups(ConsumerGroupSync consumerGroups) {
+    this.consumerGroups = consumerGroups;
   }
 }

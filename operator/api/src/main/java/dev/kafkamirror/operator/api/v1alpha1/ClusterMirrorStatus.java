@@ -48,6 +48,9 @@ public class ClusterMirrorStatus {
           + " passwords cross the network in clear text).")
   private String controlChannel;
 
+  @JsonPropertyDescription("The consumer group offset sync (spec.consumerGroups), when configured.")
+  private ConsumerGroupSyncStatus consumerGroupSync;
+
   public String getControlChannel() {
     return controlChannel;
   }
@@ -134,5 +137,13 @@ public class ClusterMirrorStatus {
 
   public void setStopFinishedAt(String stopFinishedAt) {
     this.stopFinishedAt = stopFinishedAt;
+  }
+
+  public ConsumerGroupSyncStatus getConsumerGroupSync() {
+    return consumerGroupSync;
+  }
+
+  public void setConsumerGroupSync(ConsumerGroupSyncStatus consumerGroupSync) {
+    this.consumerGroupSync = consumerGroupSync;
   }
 }
