@@ -142,10 +142,23 @@ public final class StatusComputer {
       // The plugin's own reason (SourceTopicRecreated, SourceRetentionOverrun, ...).
       PartitionObservation first = halted(in.observations());
       degradedReason = FailoverPlanner.haltedReason(first);
+      // Every reason with its count: partitions can halt for different reasons at once.
+      Map<String, Integer> byReason = new java.util.LinkedHashMap<>();
+      for (PartitionObservation o : in.observations()) {
+        String reason = FailoverPlanner.haltedReason(o);
+        if (reason != null) {
+          byReason.merge(reason, 1, Integer::sum);
+        }
+      }
+      StringBuilder reasons = new StringBuilder();
+      byReason.forEach(
+          (reason, n) ->
+              reasons.append(reasons.length() == 0 ? "" : ", ").append(reason + ": " + n));
+      int halted = byReason.values().stream().mapToInt(Integer::intValue).sum();
       degradedMessage =
-          in.observations().stream().filter(o -> FailoverPlanner.haltedReason(o) != null).count()
-              + " partitions halted mirroring ("
-              + degradedReason
+          (halted == 1 ? "1 partition" : halted + " partitions")
+              + " halted mirroring ("
+              + reasons
               + "): "
               + FailoverPlanner.haltedMessage(first);
     } else if (in.plan() != null && !in.plan().stopHazards().isEmpty()) {

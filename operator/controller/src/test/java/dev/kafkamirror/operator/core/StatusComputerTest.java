@@ -284,6 +284,82 @@ class StatusComputerTest {
   }
 
   @Test
+  void partitionsHaltedForDifferentReasonsAreAllNamedInDegraded() {
+    // Given two partitions halted for different reasons and one mirroring
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null),
+            described(1, halted("SourceTopicRecreated", "orders-1: recreated"), null),
+            described(2, halted("SourceRetentionOverrun", "orders-2: overrun"), null));
+
+    // When the status is computed
+    ClusterMirrorStatus s = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+
+    // Then Degraded counts the halted partitions per reason, the first one's message follows
+    Condition degraded = condition(s, "Degraded");
+    assertThat(degraded.getReason()).isEqualTo("SourceTopicRecreated");
+    assertThat(degraded.getMessage())
+        .startsWith(
+            "2 partitions halted mirroring (SourceTopicRecreated: 1, SourceRetentionOverrun: 1)")
+        .contains("orders-1: recreated");
+  }
+
+  @Test
+  void aPartitionStoppedAfterItsMirrorHaltedKeepsSayingSoAndNoOtherDoes() {
+    // Given a previous status in which partition 0 was stopped after its mirror halted, partition
+    // 1 had another message, and partition 2 (still mirroring) carries the note by mistake
+    ClusterMirrorStatus previous = new ClusterMirrorStatus();
+    String note = FailoverPlanner.HALTED_BEFORE_STOP + "SourceTopicRecreated: orders-0: recreated";
+    previous.setPartitions(
+        List.of(
+            partitionStatus(0, "STOPPED", note),
+            partitionStatus(1, "STOPPING", "NOT_LEADER from broker 2"),
+            partitionStatus(2, "MIRRORING", note)));
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(2, mirror("MIRRORING", 0), null));
+
+    // When the status is computed again
+    ClusterMirrorStatus s = compute(MirrorIntent.Target.STOPPED, os, previous, T1, 1);
+
+    // Then partition 0 keeps the note, once; partition 1's old message is gone; partition 2,
+    // which is not stopping, shows no note
+    assertThat(messageOf(s, 0)).isEqualTo(note);
+    assertThat(messageOf(s, 1)).isNull();
+    assertThat(String.valueOf(messageOf(s, 2))).doesNotContain(FailoverPlanner.HALTED_BEFORE_STOP);
+
+    // And computed once more from that status, the note is still there exactly once
+    ClusterMirrorStatus again = compute(MirrorIntent.Target.STOPPED, os, s, T1, 1);
+    assertThat(messageOf(again, 0)).isEqualTo(note);
+  }
+
+  private static PartitionObservation.Mirror halted(String reason, String message) {
+    return new PartitionObservation.Mirror(
+        "orders", "FAILED", Observations.SOURCE, Observations.SOURCE, 49L, -1L, message, reason);
+  }
+
+  private static dev.kafkamirror.operator.api.v1alpha1.PartitionStatus partitionStatus(
+      int partition, String state, String message) {
+    dev.kafkamirror.operator.api.v1alpha1.PartitionStatus p =
+        new dev.kafkamirror.operator.api.v1alpha1.PartitionStatus();
+    p.setTopic(Observations.key(partition).topic());
+    p.setPartition(partition);
+    p.setState(state);
+    p.setMessage(message);
+    return p;
+  }
+
+  private static String messageOf(ClusterMirrorStatus s, int partition) {
+    return s.getPartitions().stream()
+        .filter(p -> p.getPartition() == partition)
+        .findFirst()
+        .orElseThrow()
+        .getMessage();
+  }
+
+  @Test
   void aStopHeldBackByUncleanElectionIsDegradedWithItsOwnReason() {
     // Given a mirroring partition of a topic that allows unclean leader election
     List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 0), null));
