@@ -185,6 +185,34 @@ class ClusterMirrorAdmissionIT {
                 "      secretRef: {name: mirror-control, key: secret}\n"
                     + "      tlsClientCertificateSecret: operator-tls\n"),
         "tlsClientCertificateSecret requires tlsTrustedCertificate");
+    assertRejected(
+        "group-interval-zero",
+        y ->
+            y.replace(
+                "  topics:",
+                "  consumerGroups: {include: [app-.*], syncIntervalSeconds: 0}\n  topics:"),
+        "spec.consumerGroups.syncIntervalSeconds");
+    assertRejected(
+        "group-interval-too-long",
+        y ->
+            y.replace(
+                "  topics:",
+                "  consumerGroups: {include: [app-.*], syncIntervalSeconds: 3601}\n  topics:"),
+        "spec.consumerGroups.syncIntervalSeconds");
+    assertRejected(
+        "group-empty-pattern",
+        y -> y.replace("  topics:", "  consumerGroups: {include: [\"\"]}\n  topics:"),
+        "spec.consumerGroups.include: a pattern must not be empty");
+  }
+
+  @Test
+  void aConsumerGroupSyncIsAcceptedWithItsDefaultInterval() {
+    GenericKubernetesResource created =
+        create(
+            VALID
+                .replace("NAME", "with-groups")
+                .replace("  topics:", "  consumerGroups: {include: [app-.*]}\n  topics:"));
+    assertThat(spec(created).get("consumerGroups").toString()).contains("syncIntervalSeconds=30");
   }
 
   @Test
