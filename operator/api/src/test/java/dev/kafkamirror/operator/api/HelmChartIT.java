@@ -4,12 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.process.Commands;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,16 +35,21 @@ import org.junit.jupiter.api.Test;
 class HelmChartIT {
 
   private static KubeApiServerHarness apiServer;
+  private static KubernetesClient client;
   private static final Path CHART =
       Path.of(System.getProperty("cmo.chart.dir", "../../charts/cluster-mirror-operator"));
 
   @BeforeAll
   static void start() {
     apiServer = KubeApiServerHarness.start();
+    client = apiServer.newClient();
   }
 
   @AfterAll
   static void stop() {
+    if (client != null) {
+      client.close();
+    }
     if (apiServer != null) {
       apiServer.close();
     }
@@ -118,6 +137,211 @@ class HelmChartIT {
           .as(bad.getKey())
           .contains("values don't meet the specifications")
           .contains(bad.getValue());
+    }
+  }
+
+  @Test
+  void byDefaultItWatchesTheReleaseNamespaceWithARoleThatOnlyGetsSecrets() {
+    // When the chart is rendered with its defaults
+    List<HasMetadata> objects = render();
+
+    // Then the image is <repository>:<appVersion>, the one the build tags (operator/controller)
+    Container container = container(objects);
+    assertThat(container.getImage())
+        .isEqualTo("ghcr.io/kafkamirror/cluster-mirror-operator:" + appVersion());
+    // And it watches the release namespace only, through a Role there, which only gets Secrets
+    assertThat(env(container, "CMO_WATCH_NAMESPACES")).isEqualTo("mirror-system");
+    assertThat(of(objects, ClusterRole.class)).isEmpty();
+    Role role =
+        of(objects, Role.class).stream()
+            .filter(r -> r.getMetadata().getName().equals("rel-cluster-mirror-operator"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(role.getMetadata().getNamespace()).isEqualTo("mirror-system");
+    assertThat(secretsRule(role.getRules()).getVerbs()).containsExactly("get");
+    // And a PodDisruptionBudget lets at most one of the two replicas go, no ServiceMonitor, no
+    // pull secrets, a numeric non-root user
+    PodDisruptionBudget pdb = of(objects, PodDisruptionBudget.class).get(0);
+    assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+    assertThat(pdb.getSpec().getSelector().getMatchLabels())
+        .isEqualTo(deployment(objects).getSpec().getSelector().getMatchLabels());
+    assertThat(kinds(objects)).doesNotContain("ServiceMonitor");
+    PodSpec pod = deployment(objects).getSpec().getTemplate().getSpec();
+    assertThat(pod.getImagePullSecrets()).isEmpty();
+    assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(65532L);
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+  }
+
+  @Test
+  void eachOptionRendersWhatItPromises() {
+    // When every option is set
+    List<HasMetadata> objects =
+        render(
+            "--set",
+            "image.tag=1.2.3,imagePullSecrets[0].name=regcred,podAnnotations.team=payments,"
+                + "podLabels.tier=platform,resources.limits.memory=1Gi,"
+                + "podDisruptionBudget.maxUnavailable=0,metrics.serviceMonitor.enabled=true,"
+                + "metrics.serviceMonitor.interval=15s,metrics.serviceMonitor.labels.release=prom",
+            "--set-string",
+            "extraEnv[0].name=CMO_RESYNC_MS,extraEnv[0].value=60000,"
+                + "extraEnv[1].name=JAVA_TOOL_OPTIONS,extraEnv[1].value=-Xss512k",
+            "--api-versions",
+            "monitoring.coreos.com/v1/ServiceMonitor");
+
+    // Then each shows up where Kubernetes reads it
+    Deployment deployment = deployment(objects);
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    Container container = container(objects);
+    assertThat(container.getImage()).isEqualTo("ghcr.io/kafkamirror/cluster-mirror-operator:1.2.3");
+    assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("regcred");
+    assertThat(deployment.getSpec().getTemplate().getMetadata().getAnnotations())
+        .containsEntry("team", "payments");
+    assertThat(deployment.getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry("tier", "platform")
+        .containsAllEntriesOf(deployment.getSpec().getSelector().getMatchLabels());
+    assertThat(deployment.getSpec().getSelector().getMatchLabels()).doesNotContainKey("tier");
+    assertThat(container.getResources().getLimits().get("memory").toString()).isEqualTo("1Gi");
+    assertThat(env(container, "CMO_RESYNC_MS")).isEqualTo("60000");
+    assertThat(env(container, "JAVA_TOOL_OPTIONS")).isEqualTo("-Xss512k");
+    assertThat(
+            of(objects, PodDisruptionBudget.class).get(0).getSpec().getMaxUnavailable().getIntVal())
+        .isZero();
+    GenericKubernetesResource monitor =
+        objects.stream()
+            .filter(o -> o.getKind().equals("ServiceMonitor"))
+            .map(GenericKubernetesResource.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "prom");
+    assertThat(monitor.get("spec", "endpoints", 0, "port").toString()).isEqualTo("metrics");
+    assertThat(monitor.get("spec", "endpoints", 0, "interval").toString()).isEqualTo("15s");
+
+    // And with the PodDisruptionBudget off there is none
+    assertThat(kinds(render("--set", "podDisruptionBudget.enabled=false")))
+        .doesNotContain("PodDisruptionBudget");
+  }
+
+  @Test
+  void watchingAllNamespacesUsesAClusterRoleThatTheApiServerAccepts() throws Exception {
+    // When all namespaces are watched
+    String rendered =
+        helmTemplate("--namespace", "all-system", "--set", "watchAllNamespaces=true").stdout();
+    List<HasMetadata> objects = parse(rendered);
+
+    // Then the operator is told to watch everything (empty CMO_WATCH_NAMESPACES) through a
+    // ClusterRole bound to its ServiceAccount, with Secrets still only get
+    assertThat(env(container(objects), "CMO_WATCH_NAMESPACES")).isEmpty();
+    ClusterRole role = of(objects, ClusterRole.class).get(0);
+    assertThat(secretsRule(role.getRules()).getVerbs()).containsExactly("get");
+    ClusterRoleBinding binding = of(objects, ClusterRoleBinding.class).get(0);
+    assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+    assertThat(binding.getSubjects().get(0).getNamespace()).isEqualTo("all-system");
+    // And no per-namespace Role but the Lease's
+    assertThat(of(objects, Role.class))
+        .extracting(r -> r.getMetadata().getName())
+        .containsExactly("rel-cluster-mirror-operator-leader-election");
+    // And the real API server accepts it (server-side dry run)
+    kubectl("create", "namespace", "all-system").requireSuccess();
+    Path manifests = Files.createTempFile("cmo-chart-all-", ".yaml");
+    Files.writeString(manifests, rendered, StandardCharsets.UTF_8);
+    Commands.Result dryRun =
+        kubectl("apply", "--dry-run=server", "-f", manifests.toString()).requireSuccess();
+    assertThat(dryRun.stdout())
+        .contains(
+            "clusterrole.rbac.authorization.k8s.io/rel-cluster-mirror-operator-all-system created"
+                + " (server dry run)")
+        .contains(
+            "poddisruptionbudget.policy/rel-cluster-mirror-operator created (server dry run)");
+    Files.delete(manifests);
+  }
+
+  @Test
+  void optionsThatCannotWorkAreRefusedWithWhatToDo() {
+    for (Map.Entry<List<String>, String> bad :
+        Map.of(
+                List.of("--set", "watchAllNamespaces=true,watchNamespaces={team-a}"),
+                "watchAllNamespaces=true and watchNamespaces are exclusive",
+                List.of("--set", "metrics.serviceMonitor.enabled=true"),
+                "no monitoring.coreos.com/v1 ServiceMonitor API",
+                List.of(
+                    "--set",
+                    "metrics.serviceMonitor.enabled=true,metrics.service.enabled=false",
+                    "--api-versions",
+                    "monitoring.coreos.com/v1/ServiceMonitor"),
+                "needs metrics.service.enabled=true",
+                List.of("--set-string", "extraEnv[0].name=CMO_POD_NAME,extraEnv[0].value=x"),
+                "extraEnv sets CMO_POD_NAME, which the chart sets from the pod name",
+                List.of("--set-string", "extraEnv[0].name=1BAD,extraEnv[0].value=x"),
+                "extraEnv",
+                List.of("--set", "imagePullSecrets[0].nam=regcred"),
+                "imagePullSecrets")
+            .entrySet()) {
+      Commands.Result result = helm(bad.getKey());
+      assertThat(result.exitCode()).as("%s", bad.getKey()).isNotZero();
+      assertThat(result.stderr()).as("%s", bad.getKey()).contains(bad.getValue());
+    }
+  }
+
+  private static Commands.Result helm(List<String> arguments) {
+    List<String> command =
+        new java.util.ArrayList<>(List.of(helm(), "template", "rel", CHART.toString()));
+    command.addAll(arguments);
+    return Commands.run(Duration.ofSeconds(60), command);
+  }
+
+  private static Commands.Result helmTemplate(String... arguments) {
+    return helm(List.of(arguments)).requireSuccess();
+  }
+
+  private static List<HasMetadata> render(String... arguments) {
+    List<String> all = new java.util.ArrayList<>(List.of("--namespace", "mirror-system"));
+    all.addAll(List.of(arguments));
+    return parse(helm(all).requireSuccess().stdout());
+  }
+
+  private static List<HasMetadata> parse(String yaml) {
+    return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+  }
+
+  private static <T> List<T> of(List<HasMetadata> objects, Class<T> type) {
+    return objects.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  private static List<String> kinds(List<HasMetadata> objects) {
+    return objects.stream().map(HasMetadata::getKind).toList();
+  }
+
+  private static Deployment deployment(List<HasMetadata> objects) {
+    return of(objects, Deployment.class).get(0);
+  }
+
+  private static Container container(List<HasMetadata> objects) {
+    return deployment(objects).getSpec().getTemplate().getSpec().getContainers().get(0);
+  }
+
+  private static String env(Container container, String name) {
+    Optional<EnvVar> variable =
+        container.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst();
+    assertThat(variable).as("env %s in %s", name, container.getEnv()).isPresent();
+    return variable.get().getValue() == null ? "" : variable.get().getValue();
+  }
+
+  private static PolicyRule secretsRule(List<PolicyRule> rules) {
+    return rules.stream()
+        .filter(r -> r.getResources().contains("secrets"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static String appVersion() {
+    try {
+      return Files.readAllLines(CHART.resolve("Chart.yaml"), StandardCharsets.UTF_8).stream()
+          .filter(l -> l.startsWith("appVersion:"))
+          .map(l -> l.substring("appVersion:".length()).trim().replace("\"", ""))
+          .findFirst()
+          .orElseThrow();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 }
