@@ -210,6 +210,7 @@ public final class FailoverPlanner {
                 new PartitionDecision(key, Action.START_MIRRORING, phase, null, null);
             case PAUSED -> new PartitionDecision(key, Action.RESUME, phase, null, null);
             case MIRRORING -> registerFollowers(o, phase);
+            case ALIGNING -> aligning(key, phase, "mirrors");
             default -> finalState(key, step, phase, "Mirroring");
           };
       case PAUSED ->
@@ -218,6 +219,7 @@ public final class FailoverPlanner {
                 new PartitionDecision(key, Action.START_MIRRORING, phase, null, null);
             case MIRRORING -> new PartitionDecision(key, Action.PAUSE, phase, null, null);
             case PAUSED -> registerFollowers(o, phase);
+            case ALIGNING -> aligning(key, phase, "can be paused");
             default -> finalState(key, step, phase, "Paused");
           };
       case STOPPED -> decideStop(o, phase, step);
@@ -307,8 +309,29 @@ public final class FailoverPlanner {
                       key, Action.REMOVE_FETCHERS, phase, null, haltedMessage(o))
                   : new PartitionDecision(key, Action.NONE, phase, step, null);
       case STOPPING -> stoppingWithoutStep(o, phase);
+      // Its log may still hold records the failback is about to discard: never made writable
+      // half-aligned. The stop goes on once the plugin reports it MIRRORING.
+      case ALIGNING -> aligning(key, phase, "can be stopped");
       default -> new PartitionDecision(key, Action.NONE, phase, step, null);
     };
+  }
+
+  /**
+   * A partition the plugin is aligning for a failback (read-only, being truncated to the offset
+   * both clusters agree on): nothing to call until it reports MIRRORING.
+   */
+  private static PartitionDecision aligning(PartitionKey key, PartitionPhase phase, String what) {
+    return new PartitionDecision(
+        key,
+        Action.NONE,
+        phase,
+        null,
+        "partition "
+            + key
+            + " is ALIGNING for a failback (read-only, truncating to the offset both clusters"
+            + " agree on); it "
+            + what
+            + " once the plugin reports it MIRRORING");
   }
 
   /**
@@ -441,6 +464,8 @@ public final class FailoverPlanner {
     }
     return switch (state) {
       case MIRRORING -> PartitionPhase.MIRRORING;
+      // Read-only, truncating to the failback alignment point; the plugin moves on to MIRRORING.
+      case ALIGNING -> PartitionPhase.ALIGNING;
       case PAUSED -> PartitionPhase.PAUSED;
       case STOPPING -> PartitionPhase.STOPPING;
       // Never MIRRORING: nothing is fetched from a source whose identity does not match.

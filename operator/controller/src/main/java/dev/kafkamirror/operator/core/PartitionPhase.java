@@ -8,6 +8,11 @@ public enum PartitionPhase {
   FAILED,
   /** Not (yet) registered as a mirror on the destination. */
   NOT_MIRRORED,
+  /**
+   * Registered for a failback: read-only, its log being truncated to the offset both clusters agree
+   * on before it mirrors.
+   */
+  ALIGNING,
   MIRRORING,
   PAUSED,
   STOPPING,

@@ -21,7 +21,12 @@ public enum ReportedMirrorState {
    * Fetching halted for good: mirroring on could no longer keep the partition identical to its
    * source; {@code describe.mirror.failedReason} says why (e.g. {@code SourceTopicRecreated}).
    */
-  FAILED;
+  FAILED,
+  /**
+   * Registered for a failback (truncate-and-restore): read-only and not fetched until the leader
+   * has truncated its log to the alignment offset; then MIRRORING.
+   */
+  ALIGNING;
 
   /** The state named {@code name}, or null for null or a name the operator does not know. */
   public static ReportedMirrorState parse(String name) {

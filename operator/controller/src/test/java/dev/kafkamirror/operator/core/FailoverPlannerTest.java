@@ -72,6 +72,24 @@ class FailoverPlannerTest {
         .containsExactly(Action.MAKE_WRITABLE, Action.NONE, Action.MAKE_WRITABLE);
   }
 
+  @ParameterizedTest(name = "target {0}")
+  @CsvSource({"MIRRORING", "PAUSED", "STOPPED"})
+  void aPartitionAligningForAFailbackIsLeftToThePluginAndNeverMadeWritable(
+      MirrorIntent.Target target) {
+    // Given a partition the plugin reports ALIGNING (a failback truncating it to the agreed offset)
+    PartitionObservation o = described(0, mirror("ALIGNING", 0), null);
+
+    // When any target is planned
+    FailoverPlan plan = FailoverPlanner.plan(intent(target), List.of(o), null, 1_000);
+
+    // Then nothing is called, the phase is ALIGNING (never FAILED as 'Stopped is final'), and the
+    // message says it waits for MIRRORING
+    PartitionDecision d = plan.decisions().get(0);
+    assertThat(d.action()).isEqualTo(Action.NONE);
+    assertThat(d.phase()).isEqualTo(PartitionPhase.ALIGNING);
+    assertThat(d.message()).contains("orders-0", "ALIGNING", "MIRRORING");
+  }
+
   @Test
   void partitionsProceedIndependently() {
     // Given three partitions at different steps and one whose leader is unreachable
