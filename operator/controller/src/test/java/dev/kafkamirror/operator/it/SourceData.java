@@ -17,7 +17,8 @@ final class SourceData {
 
   /**
    * Per partition: {@code idempotent} idempotent records, a committed transaction of {@code
-   * transactional} records and an aborted one of 3; returns the committed values.
+   * transactional} records and an aborted one of 3 (neither when {@code transactional} is 0);
+   * returns the committed values.
    */
   static List<String> write(
       KafkaCluster source,
@@ -29,8 +30,12 @@ final class SourceData {
       throws Exception {
     WriteLedger ledger = new WriteLedger();
     LedgerWrites.idempotent(ledger, source.bootstrapServers(), topic, partitions, idempotent, tag);
-    LedgerWrites.transactions(
-        ledger, source.bootstrapServers(), topic, partitions, transactional, 3, tag);
+    if (transactional > 0) {
+      // With transactional 0 only the idempotent records are written, so a caller that counts
+      // offsets (log end == idempotent) is not thrown off by an aborted transaction and its marker.
+      LedgerWrites.transactions(
+          ledger, source.bootstrapServers(), topic, partitions, transactional, 3, tag);
+    }
     return new java.util.ArrayList<>(ledger.committedValues(topic));
   }
 
