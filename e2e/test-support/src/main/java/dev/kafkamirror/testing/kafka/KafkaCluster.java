@@ -113,7 +113,7 @@ public final class KafkaCluster implements AutoCloseable {
         props.putAll(config.brokerProperties());
         Map<String, String> listeners = new LinkedHashMap<>();
         for (String key : config.perBrokerListenerProperties()) {
-          listeners.put(key, "127.0.0.1:" + extraPorts.next());
+          listeners.put(key, config.listenerHost() + ":" + extraPorts.next());
         }
         perBrokerListeners.put(node.nodeId(), listeners);
         props.putAll(listeners);
@@ -216,7 +216,8 @@ public final class KafkaCluster implements AutoCloseable {
         baseDir.resolve("node-" + id),
         brokerPort,
         controllerPort,
-        jvmArgs);
+        jvmArgs,
+        config.listenerHost());
   }
 
   private Map<String, String> defaultProperties() {

@@ -30,7 +30,8 @@ public record KafkaClusterConfig(
     Path workDir,
     Duration startTimeout,
     boolean proxiedClientListener,
-    Map<String, String> controllerProperties) {
+    Map<String, String> controllerProperties,
+    String listenerHost) {
 
   public KafkaClusterConfig {
     Objects.requireNonNull(name, "name");
@@ -43,6 +44,7 @@ public record KafkaClusterConfig(
     clientProperties = Map.copyOf(clientProperties);
     jvmArgs = List.copyOf(jvmArgs);
     controllerProperties = Map.copyOf(controllerProperties);
+    Objects.requireNonNull(listenerHost, "listenerHost");
   }
 
   /** A builder for cluster {@code name} with one combined node and no agent. */
@@ -77,6 +79,7 @@ public record KafkaClusterConfig(
     private Duration startTimeout = Duration.ofSeconds(300);
     private boolean proxiedClientListener;
     private final Map<String, String> controllerProperties = new LinkedHashMap<>();
+    private String listenerHost = "127.0.0.1";
 
     private Builder(String name) {
       this.name = name;
@@ -185,6 +188,17 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /**
+     * The address the brokers' client listeners (PLAINTEXT and each {@link #perBrokerListener})
+     * bind and advertise, instead of 127.0.0.1: an address of this machine that something outside
+     * it must reach, such as the Docker bridge gateway a k3s container sees the host at. The
+     * controller listener stays on loopback.
+     */
+    public Builder listenerHost(String host) {
+      this.listenerHost = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
     public KafkaClusterConfig build() {
       return new KafkaClusterConfig(
           name,
@@ -201,7 +215,8 @@ public record KafkaClusterConfig(
           workDir,
           startTimeout,
           proxiedClientListener,
-          controllerProperties);
+          controllerProperties,
+          listenerHost);
     }
 
     /** Builds the config and starts the cluster. */

@@ -41,6 +41,7 @@ public final class KafkaNode {
   private final Path propertiesFile;
   private final Path outputFile;
   private final int brokerPort;
+  private final String listenerHost;
   private final int controllerPort;
   private final List<String> jvmArgs;
   private Process process;
@@ -53,7 +54,8 @@ public final class KafkaNode {
       Path nodeDir,
       int brokerPort,
       int controllerPort,
-      List<String> jvmArgs) {
+      List<String> jvmArgs,
+      String listenerHost) {
     this.clusterName = clusterName;
     this.nodeId = nodeId;
     this.role = role;
@@ -64,6 +66,7 @@ public final class KafkaNode {
     this.brokerPort = brokerPort;
     this.controllerPort = controllerPort;
     this.jvmArgs = List.copyOf(jvmArgs);
+    this.listenerHost = listenerHost;
   }
 
   public int nodeId() {
@@ -84,9 +87,12 @@ public final class KafkaNode {
     return outputFile;
   }
 
-  /** {@code 127.0.0.1:port} of the PLAINTEXT listener; empty for a controller-only node. */
+  /**
+   * {@code host:port} of the PLAINTEXT listener (host 127.0.0.1 unless the cluster was built with
+   * {@link KafkaClusterConfig.Builder#listenerHost}); empty for a controller-only node.
+   */
   public Optional<String> bootstrapAddress() {
-    return role.isBroker() ? Optional.of("127.0.0.1:" + brokerPort) : Optional.empty();
+    return role.isBroker() ? Optional.of(listenerHost + ":" + brokerPort) : Optional.empty();
   }
 
   int controllerPort() {
@@ -114,8 +120,8 @@ public final class KafkaNode {
     props.setProperty("log.dirs", logDir.toString());
     List<String> listeners = new ArrayList<>();
     if (role.isBroker()) {
-      listeners.add("PLAINTEXT://127.0.0.1:" + brokerPort);
-      props.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+      listeners.add("PLAINTEXT://" + listenerHost + ":" + brokerPort);
+      props.setProperty("advertised.listeners", "PLAINTEXT://" + listenerHost + ":" + brokerPort);
       props.setProperty("inter.broker.listener.name", "PLAINTEXT");
     }
     if (role.isController()) {
