@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -75,7 +76,10 @@ public final class OperatorMain implements AutoCloseable {
         new ClusterMirrorReconciler(
             client,
             new MirrorDriver(
-                new ControlClient(config.controlConnectTimeoutMs(), config.controlStepTimeoutMs()),
+                new MeteredBrokerControl(
+                    new ControlClient(
+                        config.controlConnectTimeoutMs(), config.controlStepTimeoutMs()),
+                    metrics),
                 executor),
             new KubernetesEventRecorder(client, clock, config.identity()),
             metrics,
@@ -84,7 +88,15 @@ public final class OperatorMain implements AutoCloseable {
     Operator operator =
         new Operator(
             o -> {
-              o.withKubernetesClient(client).withCloseClientOnStop(true);
+              o.withKubernetesClient(client)
+                  .withCloseClientOnStop(true)
+                  // JOSDK's reconcile metrics (operator_sdk_*), per ClusterMirror; a deleted
+                  // one's series are removed after the delay.
+                  .withMetrics(
+                      MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
+                          .withCleanUpDelayInSeconds(60)
+                          .withCleaningThreadNumber(1)
+                          .build());
               if (config.leaseNamespace() != null) {
                 o.withLeaderElectionConfiguration(
                     new LeaderElectionConfiguration(

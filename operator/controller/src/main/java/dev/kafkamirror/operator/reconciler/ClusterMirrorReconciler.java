@@ -158,7 +158,6 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
 
   @Override
   public UpdateControl<ClusterMirror> reconcile(ClusterMirror cr, Context<ClusterMirror> ctx) {
-    long started = System.nanoTime();
     String ref = cr.getMetadata().getNamespace() + "/" + cr.getMetadata().getName();
     boolean ok = true;
     try {
@@ -168,7 +167,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       LOG.warn("clusterMirror={} reconcile failed: {}", ref, e.toString(), e);
       throw e;
     } finally {
-      metrics.reconciled(ok, Duration.ofNanos(System.nanoTime() - started));
+      metrics.reconciled(cr.getMetadata().getUid(), ok);
     }
   }
 
@@ -232,7 +231,6 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       rounds.run(
           roundRequest(scope, mirror, destination), settings.maxRoundsPerReconcile(), progress);
     } catch (ClusterAdmin.KafkaCallException e) {
-      progress.callsByAction().forEach(metrics::controlCalls);
       status.recordHaltedStops(cr, ref, progress.haltedStops());
       return record(
           scope,
@@ -244,7 +242,6 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
               .build(),
           true);
     }
-    progress.callsByAction().forEach(metrics::controlCalls);
     status.recordHaltedStops(cr, ref, progress.haltedStops());
     var plan = progress.planWithErrors();
     if (scope.target != MirrorIntent.Target.STOPPED && plan != null) {

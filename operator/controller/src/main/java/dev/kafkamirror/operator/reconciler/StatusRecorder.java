@@ -184,7 +184,7 @@ public final class StatusRecorder {
         counts.merge(d.phase(), 1L, Long::sum);
       }
     }
-    metrics.partitions(cr.getMetadata().getUid(), counts);
+    metrics.recorded(cr, status, counts);
     String resourceVersion = write(cr, status);
     long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
     ownWrites.wrote(cr.getMetadata().getUid(), resourceVersion, inputs.generation(), delay);
@@ -195,7 +195,7 @@ public final class StatusRecorder {
   public void forget(String uid) {
     written.remove(uid);
     ownWrites.forget(uid);
-    metrics.partitions(uid, null);
+    metrics.forget(uid);
   }
 
   private String write(ClusterMirror cr, ClusterMirrorStatus status) {

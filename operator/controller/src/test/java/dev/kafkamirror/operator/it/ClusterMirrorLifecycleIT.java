@@ -363,11 +363,28 @@ class ClusterMirrorLifecycleIT {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(ready.statusCode()).isEqualTo(200);
+    // the operator's own series, per ClusterMirror ("planned" was stopped above, 2 partitions)
     assertThat(metrics.body())
-        .contains("clustermirror_reconciles_total")
-        .contains("clustermirror_stop_duration_seconds_bucket")
-        .contains("clustermirror_partitions{state=\"STOPPED\"}")
-        .contains("clustermirror_control_calls_total");
+        .contains(
+            "cmo_mirror_partitions{name=\"planned\",namespace=\""
+                + NS
+                + "\",phase=\"STOPPED\"} 2.0")
+        .contains("cmo_mirror_max_lag_records{name=\"planned\",namespace=\"" + NS + "\"}")
+        .contains(
+            "cmo_mirror_condition{name=\"planned\",namespace=\""
+                + NS
+                + "\",status=\"True\",type=\"Stopped\"} 1.0")
+        .contains(
+            "cmo_mirror_last_successful_reconcile_timestamp_seconds{name=\"planned\",namespace=\""
+                + NS
+                + "\"}")
+        .contains("cmo_stop_duration_seconds_bucket")
+        .contains("cmo_control_calls_total{call=\"MAKE_WRITABLE\"}")
+        .contains("cmo_control_calls_total{call=\"DESCRIBE\"}")
+        .contains("cmo_build_info{git_commit=")
+        // JOSDK's reconcile metrics, through its Micrometer support
+        .contains("operator_sdk_reconciliations_started_total")
+        .contains("operator_sdk_reconciliations_success_total");
   }
 
   static Set<Long> barrierOffsets(JsonNode describe, String sourceId) {

@@ -14,6 +14,7 @@ import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
+import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.Reasons;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -312,6 +313,55 @@ class ClusterMirrorReconcilerTest {
     assertThat(control.getScheduleDelay()).isEmpty();
     assertThat(rig.control.calls()).hasSize(calls);
     assertThat(rig.destination.closed()).isTrue();
+  }
+
+  @Test
+  void aReconciledMirrorExportsItsLagAndPartitionsByPhaseUntilItIsDeleted() {
+    // Given a ClusterMirror of three mirroring partitions, one 42 records behind
+    rig.mirroring(3);
+    rig.control.partition(TOPIC, 1).lagRecords = 42L;
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then its series carry its namespace and name: the max lag, the partitions per phase (0 for
+    // the phases none is in) and the time of this successful reconcile
+    var mirror = rig.registry.find(ClusterMirrorMetrics.MAX_LAG).tag("namespace", NS);
+    assertThat(mirror.tag("name", NAME).gauge().value()).isEqualTo(42.0);
+    assertThat(partitions("MIRRORING")).isEqualTo(3.0);
+    assertThat(partitions("STOPPED")).isEqualTo(0.0);
+    assertThat(
+            rig.registry.find(ClusterMirrorMetrics.LAST_SUCCESS).tag("name", NAME).gauge().value())
+        .isEqualTo(ReconcilerRig.NOW.getEpochSecond());
+    assertThat(
+            rig.registry
+                .find(ClusterMirrorMetrics.CONDITION)
+                .tags("name", NAME, "type", Conditions.READY, "status", "True")
+                .gauge()
+                .value())
+        .isEqualTo(1.0);
+
+    // When JOSDK reports it deleted
+    rig.reconciler.reconcile(cr, TestingContext.of(true));
+
+    // Then no series names it any more
+    assertThat(rig.registry.find(ClusterMirrorMetrics.MAX_LAG).tag("name", NAME).gauges())
+        .isEmpty();
+    assertThat(rig.registry.find(ClusterMirrorMetrics.PARTITIONS).tag("name", NAME).gauges())
+        .isEmpty();
+    assertThat(rig.registry.find(ClusterMirrorMetrics.LAST_SUCCESS).tag("name", NAME).gauges())
+        .isEmpty();
+    assertThat(rig.registry.find(ClusterMirrorMetrics.CONDITION).tag("name", NAME).gauges())
+        .isEmpty();
+  }
+
+  private double partitions(String phase) {
+    return rig.registry
+        .find(ClusterMirrorMetrics.PARTITIONS)
+        .tags("namespace", NS, "name", NAME, "phase", phase)
+        .gauge()
+        .value();
   }
 
   @Test

@@ -50,6 +50,7 @@ final class ReconcilerRig implements AutoCloseable {
   final TestingGroupOffsets destinationGroups =
       new TestingGroupOffsets("destination", "DSTDSTDSTDSTDSTDSTDST1", journal);
   final AtomicLong nanoTime = new AtomicLong(1_000_000_000L);
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   final ReconcilerSettings settings = new ReconcilerSettings(12, 1_000L, 30_000L, 1_000L, 1_000);
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   final ClusterMirrorReconciler reconciler;
@@ -75,7 +76,10 @@ final class ReconcilerRig implements AutoCloseable {
             statusWriter,
             finalizers,
             events,
-            new ClusterMirrorMetrics(new SimpleMeterRegistry()),
+            new ClusterMirrorMetrics(
+                registry,
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                new ClusterMirrorMetrics.BuildInfo("test", "test")),
             Clock.fixed(NOW, ZoneOffset.UTC),
             nanoTime::get,
             settings,
