@@ -17,6 +17,7 @@ import dev.kafkamirror.testing.plugin.PluginControlClient;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -63,7 +64,7 @@ class OperatorSafetyIT {
   static void start() throws Exception {
     env = OperatorTestEnvironment.start();
     client = env.client();
-    env.installCrdAndNamespaces("identity", "readdress", "unclean", "cut", "exfil");
+    env.installCrdAndNamespaces("identity", "readdress", "unclean", "cut", "exfil", "flap");
     source = env.startSource("safety-a");
     destination = env.startDestination("safety-b");
     control = MirrorFixtures.control(destination, 1);
@@ -319,6 +320,82 @@ class OperatorSafetyIT {
       assertThat(attacker.connections()).isZero();
       assertThat(get("exfil", "redirect").getStatus().getPartitionCounts().getMirroring()).isZero();
     }
+  }
+
+  @Test
+  void aDegradedThatFlapsIsOneWarningEventWhoseCountGrows() throws Exception {
+    // Given a mirroring ClusterMirror
+    String topic = "flap-topic";
+    source.createTopic(topic, 1, 1, Map.of());
+    client
+        .resource(
+            MirrorFixtures.clusterMirror(
+                "flap",
+                "flapping",
+                source,
+                source.clusterId(),
+                destination,
+                MirrorState.Mirroring,
+                List.of(topic)))
+        .create();
+    awaitCondition("flap", "flapping", Conditions.MIRRORING, Conditions.TRUE);
+
+    // When its spec flaps three times between credentials in a Secret that does not exist
+    // (Degraded InvalidSpec, same message each time) and none (Degraded False): a GitOps tool and
+    // a human fighting over the spec
+    for (int flap = 0; flap < 3; flap++) {
+      setSourceCredentials("flap", "flapping", "missing-credentials");
+      Condition degraded = awaitCondition("flap", "flapping", Conditions.DEGRADED, Conditions.TRUE);
+      assertThat(degraded.getReason()).isEqualTo("InvalidSpec");
+      assertThat(degraded.getMessage()).contains("missing-credentials");
+      setSourceCredentials("flap", "flapping", null);
+      awaitCondition("flap", "flapping", Conditions.DEGRADED, Conditions.FALSE);
+    }
+
+    // Then the three identical Warnings are one Event object whose count says 3, first and last
+    // timestamps spanning the flaps (issue 15 item 7: no object per repeat)
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              List<Event> warnings =
+                  events("flap").stream()
+                      .filter(e -> "Warning".equals(e.getType()))
+                      .filter(e -> "InvalidSpec".equals(e.getReason()))
+                      .toList();
+              assertThat(warnings).as("InvalidSpec Warning Events").hasSize(1);
+              Event warning = warnings.get(0);
+              assertThat(warning.getInvolvedObject().getName()).isEqualTo("flapping");
+              assertThat(warning.getMessage()).contains("missing-credentials");
+              assertThat(warning.getCount()).as(warning.toString()).isEqualTo(3);
+              assertThat(Instant.parse(warning.getLastTimestamp()))
+                  .isAfterOrEqualTo(Instant.parse(warning.getFirstTimestamp()));
+            });
+  }
+
+  /** Source SASL PLAIN credentials from the Secret {@code secret}, or no security for null. */
+  private static void setSourceCredentials(String ns, String name, String secret) {
+    client
+        .resources(ClusterMirror.class)
+        .inNamespace(ns)
+        .withName(name)
+        .edit(
+            cr -> {
+              if (secret == null) {
+                cr.getSpec().getSource().setSecurity(null);
+                return cr;
+              }
+              dev.kafkamirror.operator.api.v1alpha1.ClientSecurity security =
+                  new dev.kafkamirror.operator.api.v1alpha1.ClientSecurity();
+              security.setSaslMechanism(dev.kafkamirror.operator.api.v1alpha1.SaslMechanism.PLAIN);
+              dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef ref =
+                  new dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef();
+              ref.setName(secret);
+              ref.setKey("credentials");
+              security.setSaslCredentials(ref);
+              cr.getSpec().getSource().setSecurity(security);
+              return cr;
+            });
   }
 
   /** A TCP listener that only counts who connects. */
