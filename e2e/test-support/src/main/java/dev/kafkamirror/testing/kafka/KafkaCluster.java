@@ -27,6 +27,7 @@ import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.TopicPartitionReplica;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -373,7 +374,9 @@ public final class KafkaCluster implements AutoCloseable {
         boolean allLed =
             description.partitions().stream()
                 .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-        if (allLed && description.partitions().size() == partitions) {
+        if (allLed
+            && description.partitions().size() == partitions
+            && everyInSyncReplicaHostsItsLog(admin, topic, description)) {
           return;
         }
         Thread.sleep(100);
@@ -388,6 +391,32 @@ public final class KafkaCluster implements AutoCloseable {
       throw new IllegalStateException(
           "cannot create topic " + topic + " on cluster " + config.name() + ": " + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * Whether every in-sync replica of every partition already has its log on its broker. A leader in
+   * the controller's metadata does not mean a follower broker has applied the topic yet; a call to
+   * that broker right after creation (the plugin's start, for one) would find no replica.
+   */
+  private static boolean everyInSyncReplicaHostsItsLog(
+      Admin admin, String topic, TopicDescription description) throws Exception {
+    List<TopicPartitionReplica> replicas = new ArrayList<>();
+    for (TopicPartitionInfo p : description.partitions()) {
+      for (Node node : p.isr()) {
+        replicas.add(new TopicPartitionReplica(topic, p.partition(), node.id()));
+      }
+    }
+    try {
+      return admin
+          .describeReplicaLogDirs(replicas)
+          .all()
+          .get(30, TimeUnit.SECONDS)
+          .values()
+          .stream()
+          .allMatch(info -> info.getCurrentReplicaLogDir() != null);
+    } catch (ExecutionException e) {
+      return false;
     }
   }
 
