@@ -4,6 +4,7 @@
 #     into the layout Fabric8 kube-api-test expects: $CMO_CACHE/kubeapitest/k8s/<version>-linux-amd64/
 #   - helm (${HELM_VERSION}) built from Go modules into $CMO_CACHE/bin
 #   - kcat, from Debian's packages
+# CMO_SKIP_HELM=1 and CMO_SKIP_KCAT=1 leave out helm and kcat (./demo.sh needs neither).
 # Second runs reuse the cache. If KUBEBUILDER_ASSETS points at a directory with kube-apiserver, etcd and
 # kubectl, those binaries are linked into the cache layout instead of being built.
 # Prints the kube-api-test directory on its last line.
@@ -126,12 +127,12 @@ command -v go >/dev/null || { log "Go is required to build kube-apiserver, etcd 
 
 [ -x "$ASSETS_DIR/kube-apiserver" ] && [ -x "$ASSETS_DIR/kubectl" ] || (build_kubernetes)
 [ -x "$ASSETS_DIR/etcd" ] || (build_etcd)
-[ -x "$BIN_DIR/helm" ] || (build_helm)
+[ "${CMO_SKIP_HELM:-}" = "1" ] || [ -x "$BIN_DIR/helm" ] || (build_helm)
 [ "${CMO_SKIP_KCAT:-}" = "1" ] || install_kcat
 
 "$ASSETS_DIR/kube-apiserver" --version >&2
 # sed, not head: head exits early and the writer dies of SIGPIPE, which pipefail turns into a failure.
 "$ASSETS_DIR/etcd" --version | sed -n 1p >&2
-"$BIN_DIR/helm" version --short >&2
+if [ -x "$BIN_DIR/helm" ]; then "$BIN_DIR/helm" version --short >&2; fi
 if command -v kcat >/dev/null; then kcat -V 2>&1 | sed -n 1p >&2; fi
 echo "$CMO_CACHE/kubeapitest"

@@ -20,11 +20,14 @@ import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import dev.kafkamirror.testing.process.Commands;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -161,9 +164,14 @@ public final class LocalFailoverDemo {
               + PARTITIONS
               + " partitions) and write to A");
       source.createTopic(TOPIC, PARTITIONS, 1, Map.of());
-      prepareNamespace(client);
-      client.resource(clusterMirror(source, sourceId, destination)).create();
-      say("kubectl apply -f clustermirror.yaml   (state: Mirroring, stop.mode: Immediate)");
+      Path manifest = writeManifest(clusterMirror(source, sourceId, destination));
+      say(
+          "the test kubectl, with KUBECONFIG="
+              + kube.kubeconfigFile()
+              + ", runs what you would type:");
+      say("the Secret and the ClusterMirror are in " + manifest + " (read it; state: Mirroring)");
+      kubectl(kube, "create", "namespace", NAMESPACE);
+      kubectl(kube, "apply", "-f", manifest.toString());
 
       List<String> committed = new ArrayList<>();
       writeIdempotent(source.bootstrapServers(), "a-idempotent", 30, committed);
@@ -191,6 +199,7 @@ public final class LocalFailoverDemo {
               s -> Conditions.isMirroring(s) && Objects.equals(s.getMaxLagRecords(), 0L));
       // The status can say lag 0 before the first fetch (lag unknown); wait for B's log ends too.
       awaitTrue("B's log ends to reach A's", () -> mirroredUpToSource(source, destination));
+      kubectl(kube, "get", "cmirror", "-n", NAMESPACE);
       printMirror(source, destination);
       say("B is a read-only, offset-identical copy: batches, offsets and producer ids as on A");
 
@@ -202,20 +211,23 @@ public final class LocalFailoverDemo {
       source.close();
       say("A is gone (its data centre is lost)");
       long stopAskedNanos = System.nanoTime();
-      client
-          .resources(ClusterMirror.class)
-          .inNamespace(NAMESPACE)
-          .withName(NAME)
-          .edit(
-              cm -> {
-                cm.getSpec().setState(MirrorState.Stopped);
-                return cm;
-              });
+      kubectl(
+          kube,
+          "patch",
+          "cmirror",
+          NAME,
+          "-n",
+          NAMESPACE,
+          "--type",
+          "merge",
+          "-p",
+          "{\"spec\":{\"state\":\"Stopped\"}}");
       ClusterMirror stopped = watchUntilStopped(client);
       say(
           String.format(
               "Stopped=True %.1f s after the spec change",
               (System.nanoTime() - stopAskedNanos) / 1e9));
+      kubectl(kube, "get", "cmirror", "-n", NAMESPACE);
       printPartitions(stopped.getStatus());
 
       step("5. Write on B with new producers; one gets a producer id that A's producers used");
@@ -306,26 +318,54 @@ public final class LocalFailoverDemo {
         OperatorConfig.fromEnvironment(env), kube.newClient(), Clock.systemUTC());
   }
 
-  private static void prepareNamespace(KubernetesClient client) {
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-        .create();
-    client
-        .secrets()
-        .inNamespace(NAMESPACE)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(SECRET)
-                // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
-                .addToAnnotations("kafkamirror.dev/cluster-mirrors", "*")
-                .withNamespace(NAMESPACE)
-                .endMetadata()
-                .withStringData(Map.of("secret", PluginControlClient.TEST_SECRET))
-                .build())
-        .create();
+  /**
+   * Writes the Secret and the ClusterMirror the demo applies to a file a user can read and copy
+   * (the demo's work directory, kept after the run).
+   */
+  private static Path writeManifest(ClusterMirror cr) throws java.io.IOException {
+    Secret secret =
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName(SECRET)
+            .withNamespace(NAMESPACE)
+            // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
+            .addToAnnotations("kafkamirror.dev/cluster-mirrors", NAME)
+            .endMetadata()
+            .withStringData(Map.of("secret", PluginControlClient.TEST_SECRET))
+            .build();
+    Path dir =
+        Files.createDirectories(
+            Path.of(System.getProperty("cmo.test.workdir", System.getProperty("java.io.tmpdir"))));
+    Path file = dir.resolve("clustermirror-" + NAME + ".yaml");
+    Files.writeString(
+        file,
+        "# Written by ./demo.sh: the control Secret and the ClusterMirror it applies with kubectl.\n"
+            + Serialization.asYaml(secret)
+            + Serialization.asYaml(cr),
+        StandardCharsets.UTF_8);
+    return file;
+  }
+
+  /** Runs the test kubectl against the demo's API server, printing the command and its output. */
+  private void kubectl(KubeApiServerHarness kube, String... arguments) {
+    List<String> command = new ArrayList<>(List.of(KubeApiServerHarness.kubectl().toString()));
+    command.addAll(List.of(arguments));
+    say("$ kubectl " + String.join(" ", quoted(arguments)));
+    Commands.Result result =
+        Commands.run(
+                Duration.ofSeconds(60),
+                command,
+                Map.of("KUBECONFIG", kube.kubeconfigFile().toString()))
+            .requireSuccess();
+    result.stdout().lines().forEach(line -> say("  " + line));
+  }
+
+  private static List<String> quoted(String... arguments) {
+    List<String> out = new ArrayList<>();
+    for (String a : arguments) {
+      out.add(a.contains("{") ? "'" + a + "'" : a);
+    }
+    return out;
   }
 
   private static boolean listable(KubernetesClient client) {

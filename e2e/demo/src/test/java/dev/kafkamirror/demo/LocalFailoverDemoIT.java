@@ -35,6 +35,12 @@ class LocalFailoverDemoIT {
     assertThat(narration)
         .contains("status: every partition mirrored and caught up")
         .contains("Stopped=True")
+        // And the kubectl commands a user types were really run: apply of a file, get, patch
+        .containsPattern("\\$ kubectl apply -f \\S+clustermirror-payments\\.yaml")
+        .contains("clustermirror.kafkamirror.dev/payments created")
+        .contains("$ kubectl get cmirror -n demo")
+        .containsPattern("(?m)^\\s+payments\\s+\\S")
+        .contains("clustermirror.kafkamirror.dev/payments patched")
         .contains("Done: the failover kept every committed record, once.");
   }
 
