@@ -7,14 +7,21 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.contract.ControlCall;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
+import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import dev.kafkamirror.testing.process.Commands;
+import dev.kafkamirror.testing.process.FreePorts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
@@ -26,18 +33,32 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Offset-preserving mirroring A to B on real brokers: as-is copies, read-only, pause and resume,
- * failover.
+ * failover; and the plugin's MBeans read by a JMX client from the broker.
  */
 class MirroringIT {
 
   private static KafkaCluster source;
   private static KafkaCluster destination;
   private static PluginControlClient control;
+  private static int jmxPort;
 
   @BeforeAll
   static void start() {
     source = AgentClusters.withAgent("mirror-a").singleNode().start();
-    destination = AgentClusters.withAgent("mirror-b").singleNode().start();
+    // B's JVM serves JMX on a loopback port, for a JMX client to read the plugin's MBeans
+    jmxPort = FreePorts.pick(1).get(0);
+    KafkaClusterConfig.Builder b = AgentClusters.withAgent("mirror-b").singleNode();
+    for (String arg :
+        List.of(
+            "-Dcom.sun.management.jmxremote.port=" + jmxPort,
+            "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+            "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+            "-Djava.rmi.server.hostname=127.0.0.1",
+            "-Dcom.sun.management.jmxremote.authenticate=false",
+            "-Dcom.sun.management.jmxremote.ssl=false")) {
+      b.jvmArg(arg);
+    }
+    destination = b.start();
     control =
         new PluginControlClient(
             destination.listenerOf(1, PluginControlClient.LISTENER_PROPERTY),
@@ -178,6 +199,64 @@ class MirroringIT {
                     "%s\\n"))
             .requireSuccess();
     assertThat(kcat.stdout().lines().toList()).containsExactlyElementsOf(committed);
+  }
+
+  @Test
+  void aJmxClientReadsTheMirrorsMBeansFromTheBrokerWhileMirroringAndAfterTheStop()
+      throws Exception {
+    // Given records on A and a JMX connection to B
+    String topic = "metered";
+    String mirror = "metered-a-to-b";
+    source.createTopic(topic, 1, 1, Map.of());
+    destination.createTopic(topic, 1, 1, Map.of());
+    writeIdempotent(topic, "metered", 20);
+    try (JMXConnector jmx =
+        JMXConnectorFactory.connect(
+            new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"))) {
+      MBeanServerConnection beans = jmx.getMBeanServerConnection();
+      ObjectName broker = new ObjectName("kafka.server:type=ClusterMirror,name=Broker");
+      ObjectName mirrorBean =
+          new ObjectName("kafka.server:type=ClusterMirror,name=Mirror,mirror=" + mirror);
+      long barriersBefore = (Long) beans.getAttribute(broker, "BarrierWritesTotal");
+      long resetsBefore = (Long) beans.getAttribute(broker, "ProducerStateResetsTotal");
+
+      // When B mirrors A and has caught up
+      control.startMirroring(mirror, source.bootstrapServers(), source.clusterId(), topic, 0);
+      awaitCaughtUp(topic);
+
+      // Then the mirror's MBean shows one partition mirroring, caught up, with what it fetched
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                assertThat(beans.isRegistered(mirrorBean)).isTrue();
+                assertThat(beans.getAttribute(mirrorBean, "PartitionsMirroring")).isEqualTo(1);
+                assertThat(beans.getAttribute(mirrorBean, "MaxLagRecords")).isEqualTo(0L);
+                assertThat(beans.getAttribute(mirrorBean, "MaxLagSeconds")).isEqualTo(0.0);
+                assertThat(beans.getAttribute(mirrorBean, "PartitionsLagUnknown")).isEqualTo(0);
+              });
+      assertThat((Long) beans.getAttribute(mirrorBean, "FetchesTotal")).isPositive();
+      assertThat((Long) beans.getAttribute(mirrorBean, "FetchedBytesTotal")).isPositive();
+      assertThat((Long) beans.getAttribute(mirrorBean, "BatchesAppendedTotal")).isPositive();
+      assertThat(beans.getAttribute(mirrorBean, "BarrierWritesTotal")).isEqualTo(0L);
+
+      // When B stops the mirror: fetchers removed, truncated, offsets persisted, barrier, writable
+      control.call(ControlCall.REMOVE_FETCHERS, topic, null, 0);
+      control.stopStep("truncate", topic, null, 0);
+      control.stopStep("persist-offsets", topic, source.clusterId(), 0);
+      JsonNode barrier = control.barrier(topic, source.clusterId(), 0).result(topic, 0);
+      assertThat(barrier.has("error")).as(barrier.toString()).isFalse();
+      control.call(ControlCall.MAKE_WRITABLE, topic, null, 0);
+
+      // Then the partition counts as STOPPED, and one more barrier and reset are counted
+      assertThat(beans.getAttribute(mirrorBean, "PartitionsStopped")).isEqualTo(1);
+      assertThat(beans.getAttribute(mirrorBean, "PartitionsMirroring")).isEqualTo(0);
+      assertThat(beans.getAttribute(mirrorBean, "BarrierWritesTotal")).isEqualTo(1L);
+      assertThat(beans.getAttribute(broker, "BarrierWritesTotal")).isEqualTo(barriersBefore + 1);
+      assertThat((Long) beans.getAttribute(broker, "ProducerStateResetsTotal"))
+          .isGreaterThan(resetsBefore);
+      assertThat(beans.getAttribute(broker, "ProducerStateResetFailuresTotal")).isEqualTo(0L);
+    }
   }
 
   private static JsonNode describe(String topic) {

@@ -4,6 +4,7 @@ import dev.kafkamirror.broker.agent.KafkaBinding;
 import dev.kafkamirror.broker.agent.PluginConfig;
 import dev.kafkamirror.broker.agent.control.PartitionControl;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorMBeans;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StateRecordAuth;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
@@ -77,6 +78,7 @@ public final class Kafka44Binding implements KafkaBinding {
     ClusterMembership.stateTopic(config.stateTopic());
     restoreMirrorRegistry(config);
     ClusterMembership.watchForStateTopic();
+    MirrorMBeans.start();
   }
 
   @Override

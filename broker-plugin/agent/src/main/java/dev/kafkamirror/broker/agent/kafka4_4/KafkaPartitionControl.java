@@ -7,6 +7,7 @@ import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.agent.control.StepOutcome;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry;
+import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorMBeans;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry;
 import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
 import dev.kafkamirror.broker.core.record.BarrierBatch;
@@ -259,6 +260,7 @@ public final class KafkaPartitionControl implements PartitionControl {
                 (short) 0);
         barrierOffset = info.lastOffset();
         appended = true;
+        MirrorMBeans.barrierWritten(mirror == null ? null : mirror.mirrorName());
         BrokerHandles.completeDelayedFetches(tp);
       }
     } catch (NotLeaderOrFollowerException e) {

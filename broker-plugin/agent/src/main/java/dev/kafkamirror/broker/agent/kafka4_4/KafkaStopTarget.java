@@ -215,6 +215,11 @@ final class KafkaStopTarget implements StopTarget {
               RequestLocal.noCaching(),
               VerificationGuard.SENTINEL,
               (short) 0);
+      dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorMBeans.barrierWritten(
+          dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorRegistry.instance()
+              .entry(tp)
+              .map(dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorEntry::mirrorName)
+              .orElse(null));
       return info.lastOffset();
     } catch (NotLeaderOrFollowerException e) {
       throw new PartitionOperationException(Code.NOT_LEADER, ref.key() + ": " + e.getMessage(), e);

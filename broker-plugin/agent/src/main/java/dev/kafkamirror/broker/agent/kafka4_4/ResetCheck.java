@@ -81,6 +81,7 @@ final class ResetCheck {
     if (refusal.isEmpty()) {
       FAILURES.remove(tp);
     } else if (!refusal.get().equals(FAILURES.put(tp, refusal.get()))) {
+      dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorMBeans.resetCheckFailed();
       LOG.error(refusal.get());
     }
     return refusal;

@@ -34,6 +34,12 @@ public final class MirrorEntry {
   private volatile long alignLogStartTo = -1L;
   private volatile long sourceAnsweredAtMs = -1L;
   private volatile Map<String, Object> alignment;
+  // For the MBeans; written by the fetcher thread only.
+  private volatile long fetches;
+  private volatile long fetchedBytes;
+  private final long registeredAtMs = System.currentTimeMillis();
+  private volatile long behindSinceMs = -1L;
+  private volatile boolean everCaughtUp;
 
   /** How long without an answer from the source before the lag counts as unknown. */
   static final long SOURCE_SILENCE_MS = 30_000L;
@@ -105,6 +111,51 @@ public final class MirrorEntry {
     this.sourceHighWatermark = sourceHw;
     this.sourceLogStartOffset = sourceLogStart;
     this.sourceAnsweredAtMs = System.currentTimeMillis();
+  }
+
+  /** Counts one fetch answer for this partition carrying {@code bytes} of records. */
+  void fetched(long bytes) {
+    fetches++;
+    fetchedBytes += bytes;
+  }
+
+  long fetches() {
+    return fetches;
+  }
+
+  long fetchedBytes() {
+    return fetchedBytes;
+  }
+
+  long batchesAppended() {
+    return batchesAppended;
+  }
+
+  /**
+   * After a fetch: whether the local log end has reached the source's high watermark. Caught up,
+   * the partition is not behind; behind, it has been since the first such observation after it was
+   * last caught up (or since it was registered, if it never was).
+   */
+  void observedLogEnd(long localLogEnd, long nowMs) {
+    long hw = sourceHighWatermark;
+    if (hw < 0) {
+      return;
+    }
+    if (localLogEnd >= hw) {
+      everCaughtUp = true;
+      behindSinceMs = -1L;
+    } else if (behindSinceMs < 0) {
+      behindSinceMs = everCaughtUp ? nowMs : registeredAtMs;
+    }
+  }
+
+  /** How long the partition has been continuously behind its source, in ms; 0 when caught up. */
+  long behindForMs(long nowMs) {
+    long since = behindSinceMs;
+    if (since < 0) {
+      return everCaughtUp ? 0L : Math.max(0L, nowMs - registeredAtMs);
+    }
+    return Math.max(0L, nowMs - since);
   }
 
   void error(String message) {

@@ -385,6 +385,7 @@ final class MirrorFetcher extends Thread {
       }
       // Whatever follows, the source answered: its offsets are current, so the lag is too.
       entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
+      entry.fetched(pd.records() == null ? 0 : pd.records().sizeInBytes());
       SourceEpochs known = epochs.get(tp);
       if (FetchResponse.isDivergingEpoch(pd)) {
         alignment.sourceDiverged(tp, entry, partition, known, pd.divergingEpoch());
@@ -423,6 +424,14 @@ final class MirrorFetcher extends Thread {
           entry.error(ex.getMessage());
           LOG.error("mirror {}: {}", entry.mirrorName(), ex.getMessage());
         }
+      }
+    }
+    long now = System.currentTimeMillis();
+    for (TopicPartition tp : data.keySet()) {
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      Partition partition = active.get(tp);
+      if (entry != null && partition != null) {
+        entry.observedLogEnd(partition.localLogOrException().logEndOffset(), now);
       }
     }
     return progressed;

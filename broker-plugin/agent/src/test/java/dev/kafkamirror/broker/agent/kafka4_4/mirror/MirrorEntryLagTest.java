@@ -8,6 +8,41 @@ import org.junit.jupiter.api.Test;
 class MirrorEntryLagTest {
 
   @Test
+  void secondsBehindCountFromTheFirstFetchThatFoundThePartitionBehindAfterItWasCaughtUp() {
+    // Given a mirror that caught up with its source at offset 15
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(15, 0);
+    entry.observedLogEnd(15, 1_000);
+    assertThat(entry.behindForMs(5_000)).isZero();
+
+    // When the source moves on to 20 and a fetch at t=10 s finds the local log still at 15
+    entry.sourceOffsets(20, 0);
+    entry.observedLogEnd(15, 10_000);
+    entry.observedLogEnd(17, 12_000);
+
+    // Then it has been behind since 10 s, whatever it appended meanwhile
+    assertThat(entry.behindForMs(14_000)).isEqualTo(4_000L);
+
+    // And once a fetch finds it caught up again, it is not behind
+    entry.observedLogEnd(20, 15_000);
+    assertThat(entry.behindForMs(20_000)).isZero();
+  }
+
+  @Test
+  void fetchesAndBytesAddUpPerPartition() {
+    // Given a mirror partition
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+
+    // When two fetch answers arrive, one empty
+    entry.fetched(1_000);
+    entry.fetched(0);
+
+    // Then both count as fetches and the bytes are summed
+    assertThat(entry.fetches()).isEqualTo(2L);
+    assertThat(entry.fetchedBytes()).isEqualTo(1_000L);
+  }
+
+  @Test
   void lagIsTheSourceHighWatermarkMinusTheLocalLogEnd() {
     MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
     entry.sourceOffsets(15, 0);
