@@ -43,6 +43,7 @@ public final class ClusterMirrorMetrics {
   public static final String LAST_SUCCESS =
       "cmo.mirror.last.successful.reconcile.timestamp.seconds";
   public static final String SINCE_SUCCESS = "cmo.mirror.seconds.since.last.successful.reconcile";
+  public static final String SOURCE_PARTITIONS_PENDING = "cmo.mirror.source.partitions.pending";
   public static final String GROUP_PARTITIONS_BEHIND =
       "cmo.mirror.consumer.group.sync.partitions.behind";
   public static final String STOP_DURATION = "cmo.stop.duration";
@@ -115,18 +116,32 @@ public final class ClusterMirrorMetrics {
   }
 
   /**
-   * Records what this reconcile computed for {@code cr}: max lag, partitions per phase (every
-   * phase, 0 when none), each condition, the consumer group sync's partitions behind. Registers the
-   * mirror's series on its first record.
+   * {@link #recorded(ClusterMirror, ClusterMirrorStatus, Map, long)} with no source partition
+   * pending.
    */
   public void recorded(
       ClusterMirror cr, ClusterMirrorStatus status, Map<PartitionPhase, Long> partitions) {
+    recorded(cr, status, partitions, 0L);
+  }
+
+  /**
+   * Records what this reconcile computed for {@code cr}: max lag, partitions per phase (every
+   * phase, 0 when none), each condition, the consumer group sync's partitions behind, and the
+   * number of source partitions the destination lacks ({@code sourcePartitionsPending}: added on
+   * the source, not mirrored yet). Registers the mirror's series on its first record.
+   */
+  public void recorded(
+      ClusterMirror cr,
+      ClusterMirrorStatus status,
+      Map<PartitionPhase, Long> partitions,
+      long sourcePartitionsPending) {
     Mirror m = mirror(cr);
     if (m == null) {
       return;
     }
     Long lag = status.getMaxLagRecords();
     m.maxLag = lag == null ? Double.NaN : lag;
+    m.sourcePartitionsPending = sourcePartitionsPending;
     for (PartitionPhase phase : PartitionPhase.values()) {
       m.partitions.put(phase, partitions.getOrDefault(phase, 0L));
     }
@@ -201,6 +216,7 @@ public final class ClusterMirrorMetrics {
     final Map<String, Map<String, Double>> conditions = new ConcurrentHashMap<>();
     volatile double maxLag = Double.NaN;
     volatile double groupPartitionsBehind = Double.NaN;
+    volatile long sourcePartitionsPending;
     volatile long lastSuccessMillis = -1;
 
     Mirror(String namespace, String name) {
@@ -228,6 +244,13 @@ public final class ClusterMirrorMetrics {
                 .tag(TAG_PHASE, phase.name())
                 .register(registry));
       }
+      meters.add(
+          Gauge.builder(SOURCE_PARTITIONS_PENDING, this, m -> m.sourcePartitionsPending)
+              .description(
+                  "Source partitions the ClusterMirror's destination topics lack (added on the"
+                      + " source, not mirrored yet), as of the last read of the source")
+              .tags(tags)
+              .register(registry));
       meters.add(
           Gauge.builder(
                   LAST_SUCCESS,

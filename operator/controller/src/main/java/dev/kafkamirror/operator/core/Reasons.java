@@ -24,6 +24,12 @@ public final class Reasons {
   public static final String PARTITIONS_UNREACHABLE = "PartitionsUnreachable";
 
   /**
+   * Mirroring and Ready are not True: the source has partitions the destination lacks (added on the
+   * source; being added on the destination, or held by a stop).
+   */
+  public static final String SOURCE_PARTITIONS_PENDING = "SourcePartitionsPending";
+
+  /**
    * A Warning Event: the stop of partitions whose mirror had halted (describe state FAILED or
    * SOURCE_MISMATCH) began; they become writable with what the destination holds.
    */

@@ -31,6 +31,9 @@ import java.util.Objects;
  *   <li>An unknown lag never reads as zero: while any partition that is not STOPPED has no known
  *       lag (not described, or the plugin reports -1 because the mirror has not fetched from the
  *       source yet), maxLagRecords is absent and the Mirroring condition counts those partitions.
+ *   <li>Source partitions the destination lacks (added on the source) keep Mirroring and Ready
+ *       False (reason SourcePartitionsPending, naming topic and partitions) and maxLagRecords
+ *       absent; a Stopped=True message names them, since the stop did not carry them over.
  *   <li>A STOPPING or STOPPED partition whose previous status message holds the {@link
  *       FailoverPlanner#HALTED_BEFORE_STOP} note keeps it: a partition stopped after its mirror
  *       halted says so, and why, for as long as it is listed.
@@ -87,7 +90,9 @@ public final class StatusComputer {
     pc.setFailed(counts.getOrDefault(PartitionPhase.FAILED, 0));
     status.setPartitionCounts(pc);
     status.setStoppedOfTotal(stopped + "/" + total);
-    status.setMaxLagRecords(lagUnknown > 0 ? null : maxLag);
+    // Source partitions the destination lacks have no lag to report: never a maxLag of 0.
+    List<PartitionGrowthPlanner.Pending> pending = in.pendingPartitions();
+    status.setMaxLagRecords(lagUnknown > 0 || !pending.isEmpty() ? null : maxLag);
     status.setSourceClusterId(
         observedSource != null ? observedSource : previous.getSourceClusterId());
     status.setPartitions(
@@ -210,7 +215,11 @@ public final class StatusComputer {
               Reasons.ALL_PARTITIONS_STOPPED,
               "all "
                   + total
-                  + " partitions are STOPPED behind a durable MIRROR_PID_RESET barrier"));
+                  + " partitions are STOPPED behind a durable MIRROR_PID_RESET barrier"
+                  + (pending.isEmpty()
+                      ? ""
+                      : "; source partitions never mirrored, not on the destination: "
+                          + pendingSummary(pending))));
     } else if (stopWanted) {
       String reason =
           catchUp == FailoverPlan.CatchUp.WAITING
@@ -253,7 +262,21 @@ public final class StatusComputer {
         unverified++;
       }
     }
-    if (in.target() == MirrorIntent.Target.MIRRORING
+    if (in.target() != MirrorIntent.Target.STOPPED && !pending.isEmpty()) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Conditions.MIRRORING,
+              false,
+              Reasons.SOURCE_PARTITIONS_PENDING,
+              mirroring
+                  + " of "
+                  + total
+                  + " destination partitions MIRRORING; source partitions not mirrored: "
+                  + pendingSummary(pending)));
+    } else if (in.target() == MirrorIntent.Target.MIRRORING
         && total > 0
         && mirroring == total
         && unverified > 0) {
@@ -307,6 +330,7 @@ public final class StatusComputer {
     // Ready: the destination is where the spec wants it, and nothing is degraded.
     boolean atTarget =
         total > 0
+            && (pending.isEmpty() || in.target() == MirrorIntent.Target.STOPPED)
             && switch (in.target()) {
               case MIRRORING -> mirroring == total && unverified == 0;
               case PAUSED -> pc.getPaused() == total;
@@ -332,6 +356,16 @@ public final class StatusComputer {
               true,
               Reasons.RECONCILED,
               "every partition is " + targetName(in.target())));
+    } else if (in.target() != MirrorIntent.Target.STOPPED && !pending.isEmpty()) {
+      conditions.add(
+          condition(
+              previous,
+              in.generation(),
+              now,
+              Conditions.READY,
+              false,
+              Reasons.SOURCE_PARTITIONS_PENDING,
+              "source partitions not mirrored: " + pendingSummary(pending)));
     } else {
       conditions.add(
           condition(
@@ -383,6 +417,11 @@ public final class StatusComputer {
     return halted.size()
         + " partitions stopped fetching because the source reports another cluster id: "
         + FailoverPlanner.sourceMismatchMessage(halted.get(0));
+  }
+
+  /** Every pending topic with its partitions, at most 3 named. */
+  private static String pendingSummary(List<PartitionGrowthPlanner.Pending> pending) {
+    return summarize(pending.stream().map(PartitionGrowthPlanner.Pending::describe).toList());
   }
 
   private static boolean stopActing(FailoverPlan plan) {

@@ -15,6 +15,7 @@ import java.util.List;
  * @param specError why the spec cannot be acted on (a missing Secret, a bad pattern); null if none
  * @param destinationError why the destination could not be observed at all; null if it was
  * @param maxPartitionsListed bound of the per-partition list
+ * @param pendingPartitions source partitions the destination lacks (not mirrored)
  */
 public record StatusInputs(
     long generation,
@@ -24,7 +25,34 @@ public record StatusInputs(
     ClusterMirrorStatus previous,
     String specError,
     String destinationError,
-    int maxPartitionsListed) {
+    int maxPartitionsListed,
+    List<PartitionGrowthPlanner.Pending> pendingPartitions) {
+
+  public StatusInputs {
+    pendingPartitions = pendingPartitions == null ? List.of() : List.copyOf(pendingPartitions);
+  }
+
+  /** Without pending partitions. */
+  public StatusInputs(
+      long generation,
+      MirrorIntent.Target target,
+      FailoverPlan plan,
+      List<PartitionObservation> observations,
+      ClusterMirrorStatus previous,
+      String specError,
+      String destinationError,
+      int maxPartitionsListed) {
+    this(
+        generation,
+        target,
+        plan,
+        observations,
+        previous,
+        specError,
+        destinationError,
+        maxPartitionsListed,
+        List.of());
+  }
 
   /** A builder with what every status needs; nothing planned or observed yet. */
   public static Builder builder(
@@ -45,6 +73,7 @@ public record StatusInputs(
     private List<PartitionObservation> observations = List.of();
     private String specError;
     private String destinationError;
+    private List<PartitionGrowthPlanner.Pending> pendingPartitions = List.of();
 
     private Builder(
         long generation,
@@ -81,6 +110,12 @@ public record StatusInputs(
       return this;
     }
 
+    /** Source partitions the destination lacks; null is none. */
+    public Builder pendingPartitions(List<PartitionGrowthPlanner.Pending> pending) {
+      this.pendingPartitions = pending == null ? List.of() : pending;
+      return this;
+    }
+
     public StatusInputs build() {
       return new StatusInputs(
           generation,
@@ -90,7 +125,8 @@ public record StatusInputs(
           previous,
           specError,
           destinationError,
-          maxPartitionsListed);
+          maxPartitionsListed,
+          pendingPartitions);
     }
   }
 }

@@ -48,6 +48,12 @@ public interface ClusterAdmin extends AutoCloseable {
   void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
       throws KafkaCallException;
 
+  /**
+   * Raises existing topics' partition counts to {@code partitionCounts} (Kafka never lowers one);
+   * the new partitions get the topic's replication factor and configs.
+   */
+  void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException;
+
   /** Releases the client; never throws. */
   @Override
   void close();

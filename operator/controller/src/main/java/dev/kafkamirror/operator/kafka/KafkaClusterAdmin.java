@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
@@ -210,6 +211,19 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
       Thread.currentThread().interrupt();
       throw new KafkaCallException("interrupted", e);
     }
+  }
+
+  /**
+   * Raises existing topics' partition counts to {@code partitionCounts}; the new partitions get the
+   * topic's replication factor and configs.
+   */
+  @Override
+  public void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException {
+    Map<String, NewPartitions> increases = new java.util.TreeMap<>();
+    partitionCounts.forEach((t, n) -> increases.put(t, NewPartitions.increaseTo(n)));
+    get(
+        admin.createPartitions(increases).all(),
+        "add partitions to topics " + new java.util.TreeMap<>(partitionCounts));
   }
 
   private <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what)

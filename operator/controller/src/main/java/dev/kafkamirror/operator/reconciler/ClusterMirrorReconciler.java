@@ -45,6 +45,8 @@ import org.slf4j.LoggerFactory;
  *       plan's), act ({@link FailoverRounds} over {@link MirrorDriver}); consumer group offsets
  *       ({@link GroupOffsetSync}: periodically while Mirroring or Paused, and once more inside a
  *       stop right before partitions are made writable; it never throws, so it never holds a stop);
+ *       partitions the source gained ({@link TopicSync}: added on the destination, reported while
+ *       missing; never throws);
  *   <li><b>record</b>: the status, Events and metrics ({@link StatusRecorder}).
  * </ol>
  *
@@ -81,6 +83,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private final Clock clock;
   private final ReconcilerSettings settings;
   private final GroupOffsetSync groupSync;
+  private final TopicSync topicSync;
 
   /** The production wiring: the API server, Kafka's Admin client, JOSDK's finalizer updates. */
   public ClusterMirrorReconciler(
@@ -147,6 +150,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     this.resolver = resolver;
     this.admins = admins;
     this.topics = new MissingTopics(admins);
+    this.topicSync = new TopicSync(admins, clock, nanoTime);
     this.rounds = new FailoverRounds(driver);
     this.ownWrites = new OwnWriteFilter(nanoTime);
     this.status = new StatusRecorder(statusWriter, events, metrics, ownWrites, clock);
@@ -239,6 +243,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
               .plan(progress.plan())
               .observations(observations(progress))
               .destinationError(e.getMessage())
+              .pendingPartitions(topicSync.lastPending(cr))
               .build(),
           true);
     }
@@ -256,12 +261,36 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
               .collect(java.util.stream.Collectors.toSet()));
     }
 
+    // partitions the source gained: added on the destination (never to a topic failed over,
+    // never during a stop); the next round starts mirroring them
+    TopicSync.Result shape =
+        topicSync.check(
+            scope.ref,
+            scope.cr,
+            mirror,
+            destination,
+            settings.adminTimeoutMs(),
+            plan.decisions().stream()
+                .filter(
+                    d ->
+                        d.phase() == PartitionPhase.STOPPED || d.phase() == PartitionPhase.STOPPING)
+                .map(d -> d.key().topic())
+                .collect(java.util.stream.Collectors.toSet()),
+            scope.target == MirrorIntent.Target.STOPPED);
+
     // record
     UpdateControl<ClusterMirror> control =
         record(
             scope,
-            scope.inputs().plan(plan).observations(observations(progress)).build(),
-            plan.hasWork() || plan.decisions().stream().anyMatch(d -> d.action() == Action.WAIT));
+            scope
+                .inputs()
+                .plan(plan)
+                .observations(observations(progress))
+                .pendingPartitions(shape.pending())
+                .build(),
+            shape.grew()
+                || plan.hasWork()
+                || plan.decisions().stream().anyMatch(d -> d.action() == Action.WAIT));
     if (deleting && Conditions.isStopped(status.lastWritten(cr))) {
       LOG.info("clusterMirror={} every partition STOPPED; removing the finalizer", ref);
       finalizers.remove(ctx, cr, FINALIZER);
@@ -354,7 +383,8 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
             inputs,
             workRemains,
             effective,
-            groupSync.status(scope.cr, scope.previous));
+            groupSync.status(scope.cr, scope.previous),
+            topicSync.status(scope.cr, scope.previous));
     return UpdateControl.<ClusterMirror>noUpdate().rescheduleAfter(delay);
   }
 
@@ -386,6 +416,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
 
   private void forget(ClusterMirror cr, String ref) {
     groupSync.forget(ref, cr.getMetadata().getUid());
+    topicSync.forget(cr.getMetadata().getUid());
     status.forget(cr.getMetadata().getUid());
     admins.forget(ref);
   }

@@ -167,9 +167,27 @@ public final class StatusRecorder {
       boolean workRemains,
       ReconcilerSettings settings,
       dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync) {
+    return record(cr, ref, previous, inputs, workRemains, settings, groupSync, null);
+  }
+
+  /**
+   * {@link #record(ClusterMirror, String, ClusterMirrorStatus, StatusInputs, boolean,
+   * ReconcilerSettings, dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus)} with the
+   * topic sync's status too ({@code topicSync}; null: none).
+   */
+  public long record(
+      ClusterMirror cr,
+      String ref,
+      ClusterMirrorStatus previous,
+      StatusInputs inputs,
+      boolean workRemains,
+      ReconcilerSettings settings,
+      dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync,
+      dev.kafkamirror.operator.api.v1alpha1.TopicSyncStatus topicSync) {
     ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
     status.setControlChannel(controlChannel(cr));
     status.setConsumerGroupSync(groupSync);
+    status.setTopicSync(topicSync);
     announceTransitions(cr, ref, previous, status);
     if (previous.getStopFinishedAt() == null
         && status.getStopFinishedAt() != null
@@ -184,7 +202,11 @@ public final class StatusRecorder {
         counts.merge(d.phase(), 1L, Long::sum);
       }
     }
-    metrics.recorded(cr, status, counts);
+    long sourcePartitionsPending =
+        inputs.pendingPartitions().stream()
+            .mapToLong(p -> p.sourcePartitions() - p.destinationPartitions())
+            .sum();
+    metrics.recorded(cr, status, counts, sourcePartitionsPending);
     String resourceVersion = write(cr, status);
     long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
     ownWrites.wrote(cr.getMetadata().getUid(), resourceVersion, inputs.generation(), delay);
@@ -241,6 +263,7 @@ public final class StatusRecorder {
     c.setStopFinishedAt(s.getStopFinishedAt());
     c.setControlChannel(s.getControlChannel());
     c.setConsumerGroupSync(s.getConsumerGroupSync());
+    c.setTopicSync(s.getTopicSync());
     return c;
   }
 

@@ -62,7 +62,8 @@ class ClusterMirrorMetricsTest {
     metrics.recorded(
         mirror("ns", "orders", "u1"),
         status(1234L, "True", 7L),
-        Map.of(PartitionPhase.MIRRORING, 5L, PartitionPhase.FAILED, 1L));
+        Map.of(PartitionPhase.MIRRORING, 5L, PartitionPhase.FAILED, 1L),
+        3L);
     metrics.reconciled("u1", true);
     metrics.recorded(mirror("ns", "payments", "u2"), status(null, "False", null), Map.of());
     now.set(NOW.plusSeconds(90));
@@ -99,6 +100,8 @@ class ClusterMirrorMetricsTest {
         .contains(
             "cmo_mirror_consumer_group_sync_partitions_behind{name=\"orders\",namespace=\"ns\"}"
                 + " 7.0")
+        .contains("cmo_mirror_source_partitions_pending{name=\"orders\",namespace=\"ns\"} 3.0")
+        .contains("cmo_mirror_source_partitions_pending{name=\"payments\",namespace=\"ns\"} 0.0")
         .contains("cmo_build_info{git_commit=\"abc123\",version=\"1.2.3\"} 1");
   }
 

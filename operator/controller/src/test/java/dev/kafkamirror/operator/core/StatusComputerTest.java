@@ -467,4 +467,84 @@ class StatusComputerTest {
     assertThat(condition(before, Conditions.READY).getStatus()).isEqualTo("False");
     assertThat(condition(after, Conditions.MIRRORING).getStatus()).isEqualTo("True");
   }
+
+  @Test
+  void sourcePartitionsNotOnTheDestinationKeepMirroringFalseAndLagUnknown() {
+    // Given every destination partition MIRRORING at lag 0, and orders grown on the source to 4
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 0), null));
+    FailoverPlan plan =
+        FailoverPlanner.plan(intent(MirrorIntent.Target.MIRRORING), os, null, 1_000);
+    List<PartitionGrowthPlanner.Pending> pending =
+        PartitionGrowthPlanner.plan(
+                java.util.Map.of("orders", 4),
+                java.util.Map.of("orders", 2),
+                java.util.Set.of(),
+                false)
+            .pending();
+
+    // When the status is computed with the pending partitions
+    ClusterMirrorStatus s =
+        StatusComputer.compute(
+            StatusInputs.builder(1, MirrorIntent.Target.MIRRORING, null, 1_000)
+                .plan(plan)
+                .observations(os)
+                .pendingPartitions(pending)
+                .build(),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then neither Mirroring nor Ready is True, both name the topic and partitions, no lag 0
+    assertThat(condition(s, Conditions.MIRRORING).getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.MIRRORING).getReason())
+        .isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
+    assertThat(condition(s, Conditions.MIRRORING).getMessage())
+        .contains("topic orders partitions 2..3 (source has 4, destination 2)");
+    assertThat(condition(s, Conditions.READY).getStatus()).isEqualTo("False");
+    assertThat(condition(s, Conditions.READY).getReason())
+        .isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
+    assertThat(s.getMaxLagRecords()).isNull();
+
+    // And without pending partitions the same observation is Mirroring at lag 0
+    ClusterMirrorStatus inLine =
+        StatusComputer.compute(
+            StatusInputs.builder(1, MirrorIntent.Target.MIRRORING, null, 1_000)
+                .plan(plan)
+                .observations(os)
+                .build(),
+            Clock.fixed(T0, ZoneOffset.UTC));
+    assertThat(condition(inLine, Conditions.MIRRORING).getStatus()).isEqualTo("True");
+    assertThat(inLine.getMaxLagRecords()).isZero();
+  }
+
+  @Test
+  void aStopThatDidNotCarrySourcePartitionsOverSaysSoWhenStopped() {
+    // Given every destination partition STOPPED, and a source partition never mirrored
+    List<PartitionObservation> os =
+        List.of(described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)));
+    FailoverPlan plan = FailoverPlanner.plan(intent(MirrorIntent.Target.STOPPED), os, null, 1_000);
+    List<PartitionGrowthPlanner.Pending> pending =
+        PartitionGrowthPlanner.plan(
+                java.util.Map.of("orders", 2),
+                java.util.Map.of("orders", 1),
+                java.util.Set.of("orders"),
+                true)
+            .pending();
+
+    // When the status is computed
+    ClusterMirrorStatus s =
+        StatusComputer.compute(
+            StatusInputs.builder(1, MirrorIntent.Target.STOPPED, null, 1_000)
+                .plan(plan)
+                .observations(os)
+                .pendingPartitions(pending)
+                .build(),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then Stopped is True and its message names the partition the stop did not carry over
+    assertThat(condition(s, Conditions.STOPPED).getStatus()).isEqualTo("True");
+    assertThat(condition(s, Conditions.STOPPED).getMessage())
+        .contains("source partitions never mirrored")
+        .contains("topic orders partition 1 (source has 2, destination 1)");
+  }
 }

@@ -14,8 +14,11 @@ import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
+import dev.kafkamirror.operator.api.v1alpha1.PendingPartitions;
+import dev.kafkamirror.operator.api.v1alpha1.TopicSyncStatus;
 import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
 import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.Reasons;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.util.List;
@@ -354,6 +357,133 @@ class ClusterMirrorReconcilerTest {
         .isEmpty();
     assertThat(rig.registry.find(ClusterMirrorMetrics.CONDITION).tag("name", NAME).gauges())
         .isEmpty();
+  }
+
+  @Test
+  void partitionsTheSourceGainedAreAddedOnTheDestinationAndPendingUntilThen() {
+    // Given orders mirrored with one partition, and grown to three on the source
+    rig.mirroring(1);
+    rig.source.topic(TOPIC, 3);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    UpdateControl<ClusterMirror> first = rig.reconcile(cr);
+
+    // Then the destination's orders is raised to three partitions, and this status names the two
+    // it lacked: Mirroring and Ready False (SourcePartitionsPending), no lag, a metric of 2
+    assertThat(rig.journal.lines()).contains("createPartitions {" + TOPIC + "=3}");
+    ClusterMirrorStatus pending = rig.statusWriter.last();
+    assertThat(pending.getTopicSync().getPartitionsPending())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.getTopic()).isEqualTo(TOPIC);
+              assertThat(p.getPartitions()).isEqualTo("1..2");
+              assertThat(p.getSourcePartitions()).isEqualTo(3);
+              assertThat(p.getDestinationPartitions()).isEqualTo(1);
+            });
+    Condition mirroring = Conditions.find(pending, Conditions.MIRRORING).orElseThrow();
+    assertThat(mirroring.getStatus()).isEqualTo(Conditions.FALSE);
+    assertThat(mirroring.getReason()).isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
+    assertThat(Conditions.find(pending, Conditions.READY).orElseThrow().getReason())
+        .isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
+    assertThat(pending.getMaxLagRecords()).isNull();
+    assertThat(sourcePartitionsPending()).isEqualTo(2.0);
+    assertThat(first.getScheduleDelay()).contains(rig.settings.requeueMs());
+
+    // When it is reconciled again, once the requeue it asked for is due
+    rig.advanceMs(rig.settings.requeueMs());
+    rig.reconcile(cr);
+
+    // Then the new partitions are started as mirrors, and nothing is pending any more
+    assertThat(
+            rig.control.calls().stream()
+                .filter(c -> c.what().equals("START_MIRRORING"))
+                .flatMap(c -> c.keys().stream())
+                .map(PartitionKey::partition)
+                .toList())
+        .contains(1, 2);
+    assertThat(rig.statusWriter.last().getTopicSync().getPartitionsPending()).isEmpty();
+    assertThat(sourcePartitionsPending()).isEqualTo(0.0);
+  }
+
+  @Test
+  void aStopAddsNoPartitionAsksNoSourceAndItsStoppedMessageNamesWhatItDidNotCarryOver() {
+    // Given a status that listed orders 1..2 as pending (written before an operator restart), a
+    // source that no longer answers, and a stop
+    rig.mirroring(1);
+    rig.source.topic(TOPIC, 3);
+    rig.source.failWith("the source is down");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+    ClusterMirrorStatus before = new ClusterMirrorStatus();
+    TopicSyncStatus sync = new TopicSyncStatus();
+    PendingPartitions row = new PendingPartitions();
+    row.setTopic(TOPIC);
+    row.setPartitions("1..2");
+    row.setSourcePartitions(3);
+    row.setDestinationPartitions(1);
+    row.setMessage("topic orders partitions 1..2 (source has 3, destination 1): being added");
+    sync.setPartitionsPending(List.of(row));
+    before.setTopicSync(sync);
+    cr.setStatus(before);
+
+    // When the stop runs
+    rig.reconcile(cr);
+
+    // Then no partition is added, the source's error is not reported (it was not asked), the stop
+    // completes, and Stopped=True names the source partitions it did not carry over
+    assertThat(rig.journal.lines()).noneMatch(l -> l.startsWith("createPartitions"));
+    ClusterMirrorStatus last = rig.statusWriter.last();
+    assertThat(Conditions.isStopped(last)).as(rig.journal.toString()).isTrue();
+    assertThat(Conditions.find(last, Conditions.STOPPED).orElseThrow().getMessage())
+        .contains("source partitions never mirrored")
+        .contains("topic orders partitions 1..2 (source has 3, destination 1)");
+    assertThat(last.getTopicSync().getLastError()).isNull();
+    assertThat(last.getTopicSync().getPartitionsPending())
+        .singleElement()
+        .satisfies(p -> assertThat(p.getMessage()).contains("a stop never adds partitions"));
+  }
+
+  @Test
+  void afterARestartTheLastPendingPartitionsStandWhileTheDestinationCannotBeRead() {
+    // Given a status that listed orders 1..2 as pending, read by a restarted operator, and a
+    // destination that does not answer
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    ClusterMirrorStatus before = new ClusterMirrorStatus();
+    TopicSyncStatus sync = new TopicSyncStatus();
+    PendingPartitions row = new PendingPartitions();
+    row.setTopic(TOPIC);
+    row.setPartitions("1..2");
+    row.setSourcePartitions(3);
+    row.setDestinationPartitions(1);
+    row.setMessage(
+        "topic orders partitions 1..2 (source has 3, destination 1): being added to the"
+            + " destination, then mirrored");
+    sync.setPartitionsPending(List.of(row));
+    before.setTopicSync(sync);
+    cr.setStatus(before);
+    rig.destination.failWith("the destination is down");
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then Mirroring stays False naming them once (never an empty list for an unknown state)
+    ClusterMirrorStatus last = rig.statusWriter.last();
+    Condition mirroring = Conditions.find(last, Conditions.MIRRORING).orElseThrow();
+    assertThat(mirroring.getStatus()).isEqualTo(Conditions.FALSE);
+    assertThat(mirroring.getReason()).isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
+    assertThat(mirroring.getMessage())
+        .containsOnlyOnce("topic orders partitions 1..2")
+        .contains("(source has 3, destination 1): being added to the destination");
+    assertThat(last.getMaxLagRecords()).isNull();
+  }
+
+  private double sourcePartitionsPending() {
+    return rig.registry
+        .find(ClusterMirrorMetrics.SOURCE_PARTITIONS_PENDING)
+        .tags("namespace", NS, "name", NAME)
+        .gauge()
+        .value();
   }
 
   private double partitions(String phase) {

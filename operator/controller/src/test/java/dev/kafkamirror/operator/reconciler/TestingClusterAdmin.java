@@ -123,6 +123,13 @@ final class TestingClusterAdmin implements ClusterAdmin {
   }
 
   @Override
+  public void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException {
+    check("add partitions");
+    journal.add("createPartitions " + new TreeMap<>(partitionCounts));
+    partitionCounts.forEach((t, n) -> topics.merge(t, n, Math::max));
+  }
+
+  @Override
   public void close() {
     closed = true;
   }

@@ -51,6 +51,19 @@ public class ClusterMirrorStatus {
   @JsonPropertyDescription("The consumer group offset sync (spec.consumerGroups), when configured.")
   private ConsumerGroupSyncStatus consumerGroupSync;
 
+  @JsonPropertyDescription(
+      "The destination topics against the source's: source partitions not yet on the"
+          + " destination.")
+  private TopicSyncStatus topicSync;
+
+  public TopicSyncStatus getTopicSync() {
+    return topicSync;
+  }
+
+  public void setTopicSync(TopicSyncStatus topicSync) {
+    this.topicSync = topicSync;
+  }
+
   public String getControlChannel() {
     return controlChannel;
   }
