@@ -4,6 +4,7 @@ import dev.kafkamirror.contract.ControlRequest;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The control endpoints of the destination's brokers, as the reconciler uses them: describe, and
@@ -36,4 +37,35 @@ public interface BrokerControl {
       String sourceClusterId,
       String mirrorName,
       ControlRequest.MirrorSource source);
+
+  /**
+   * What turns a start into a failback start ({@code initialSync TRUNCATE_AND_RESTORE}).
+   *
+   * @param alignTo each partition's alignment (the new source's recorded stop); a start of a
+   *     partition not in it is never sent
+   * @param dryRun plan and report only
+   */
+  record Failback(Map<PartitionKey, ControlRequest.AlignTo> alignTo, boolean dryRun) {
+    public Failback {
+      alignTo = Map.copyOf(alignTo);
+    }
+  }
+
+  /**
+   * Sends a failback start ({@code /v1/mirror/start} with {@code initialSync TRUNCATE_AND_RESTORE}
+   * and each partition's {@code alignTo}) to one broker; the answers carry {@code alignment}.
+   *
+   * @throws UnsupportedOperationException by an implementation that cannot send one
+   */
+  default List<ControlResult> startFailback(
+      int brokerId,
+      String address,
+      ControlClient.Channel channel,
+      List<PartitionKey> partitions,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      Failback failback) {
+    throw new UnsupportedOperationException(getClass().getName() + " sends no failback start");
+  }
 }

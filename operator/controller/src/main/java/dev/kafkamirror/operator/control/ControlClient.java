@@ -370,7 +370,8 @@ public final class ControlClient implements BrokerControl {
   @Override
   public List<ControlResult> describe(
       int brokerId, String address, Channel channel, List<PartitionKey> partitions) {
-    return post(brokerId, address, channel, ControlCall.DESCRIBE, partitions, null, null, null);
+    return post(
+        brokerId, address, channel, ControlCall.DESCRIBE, partitions, null, null, null, null);
   }
 
   /**
@@ -401,7 +402,30 @@ public final class ControlClient implements BrokerControl {
         partitions,
         call.sourceClusterIdRequired() ? sourceClusterId : null,
         call.takesMirrorSource() ? mirrorName : null,
-        call.takesMirrorSource() ? source : null);
+        call.takesMirrorSource() ? source : null,
+        null);
+  }
+
+  @Override
+  public List<ControlResult> startFailback(
+      int brokerId,
+      String address,
+      Channel channel,
+      List<PartitionKey> partitions,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      Failback failback) {
+    return post(
+        brokerId,
+        address,
+        channel,
+        ControlCall.START_MIRRORING,
+        partitions,
+        sourceClusterId,
+        mirrorName,
+        source,
+        failback);
   }
 
   private List<ControlResult> post(
@@ -412,13 +436,23 @@ public final class ControlClient implements BrokerControl {
       List<PartitionKey> partitions,
       String sourceClusterId,
       String mirrorName,
-      ControlRequest.MirrorSource source) {
+      ControlRequest.MirrorSource source,
+      Failback failback) {
     List<ControlResult> out = new ArrayList<>();
     for (int from = 0; from < partitions.size(); from += MAX_PARTITIONS_PER_CALL) {
       List<PartitionKey> batch =
           partitions.subList(from, Math.min(partitions.size(), from + MAX_PARTITIONS_PER_CALL));
       out.addAll(
-          postBatch(brokerId, address, channel, call, batch, sourceClusterId, mirrorName, source));
+          postBatch(
+              brokerId,
+              address,
+              channel,
+              call,
+              batch,
+              sourceClusterId,
+              mirrorName,
+              source,
+              failback));
     }
     return out;
   }
@@ -429,11 +463,38 @@ public final class ControlClient implements BrokerControl {
       String sourceClusterId,
       String mirrorName,
       ControlRequest.MirrorSource source) {
+    return request(batch, sourceClusterId, mirrorName, source, null);
+  }
+
+  /** The body of one call; a failback start carries each partition's alignment. */
+  ControlRequest request(
+      List<PartitionKey> batch,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      Failback failback) {
     List<ControlRequest.Partition> partitions = new ArrayList<>(batch.size());
     for (PartitionKey key : batch) {
-      partitions.add(new ControlRequest.Partition(key.topic(), key.partition(), sourceClusterId));
+      ControlRequest.AlignTo alignTo = null;
+      if (failback != null) {
+        alignTo = failback.alignTo().get(key);
+        if (alignTo == null) {
+          throw new IllegalArgumentException(
+              "failback start of " + key + " without an alignment: never sent unaligned");
+        }
+      }
+      partitions.add(
+          new ControlRequest.Partition(key.topic(), key.partition(), sourceClusterId, alignTo));
     }
-    return new ControlRequest(partitions, stepTimeoutMs, mirrorName, source);
+    return failback == null
+        ? new ControlRequest(partitions, stepTimeoutMs, mirrorName, source)
+        : new ControlRequest(
+            partitions,
+            stepTimeoutMs,
+            mirrorName,
+            source,
+            dev.kafkamirror.contract.InitialSync.TRUNCATE_AND_RESTORE,
+            failback.dryRun());
   }
 
   private List<ControlResult> postBatch(
@@ -444,9 +505,10 @@ public final class ControlClient implements BrokerControl {
       List<PartitionKey> batch,
       String sourceClusterId,
       String mirrorName,
-      ControlRequest.MirrorSource source) {
+      ControlRequest.MirrorSource source,
+      Failback failback) {
     String path = call.path();
-    String body = request(batch, sourceClusterId, mirrorName, source).toJson();
+    String body = request(batch, sourceClusterId, mirrorName, source, failback).toJson();
     HttpRequest request =
         HttpRequest.newBuilder(
                 URI.create((channel.tls() ? "https://" : "http://") + address + path))

@@ -102,14 +102,40 @@ public record PartitionObservation(
     }
   }
 
-  /** {@code describe.stop}: the durable stop state, absent before a stop starts. */
+  /**
+   * {@code describe.stop}: the durable stop state, absent before a stop starts.
+   *
+   * @param lastMirroredSourceEpoch the source's leader epoch of the last mirrored batch kept, null
+   *     or -1 when unknown (what a failback to that source aligns to, with {@code
+   *     lastMirroredOffset})
+   */
   public record Stop(
       String step,
       Integer stateLeaderEpoch,
       Long truncatedToOffset,
       Long lastMirroredOffset,
       Long barrierOffset,
-      String sourceClusterId) {}
+      String sourceClusterId,
+      Integer lastMirroredSourceEpoch) {
+
+    /** Without a source epoch (a plugin older than the source epoch history). */
+    public Stop(
+        String step,
+        Integer stateLeaderEpoch,
+        Long truncatedToOffset,
+        Long lastMirroredOffset,
+        Long barrierOffset,
+        String sourceClusterId) {
+      this(
+          step,
+          stateLeaderEpoch,
+          truncatedToOffset,
+          lastMirroredOffset,
+          barrierOffset,
+          sourceClusterId,
+          null);
+    }
+  }
 
   /** One entry of {@code describe.barrierResets}. */
   public record BarrierReset(String path, Long barrierOffset, String sourceClusterId) {}

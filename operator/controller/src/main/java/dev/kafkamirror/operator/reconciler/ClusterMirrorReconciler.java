@@ -3,6 +3,7 @@ package dev.kafkamirror.operator.reconciler;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
+import dev.kafkamirror.operator.api.v1alpha1.InitialSync;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.StopMode;
 import dev.kafkamirror.operator.api.v1alpha1.StopPolicy;
@@ -84,6 +85,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private final ReconcilerSettings settings;
   private final GroupOffsetSync groupSync;
   private final TopicSync topicSync;
+  private final EventRecorder events;
 
   /** The production wiring: the API server, Kafka's Admin client, JOSDK's finalizer updates. */
   public ClusterMirrorReconciler(
@@ -147,6 +149,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       ReconcilerSettings settings,
       GroupOffsetSync groupSync) {
     this.groupSync = groupSync;
+    this.events = events;
     this.resolver = resolver;
     this.admins = admins;
     this.topics = new MissingTopics(admins);
@@ -218,8 +221,12 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
 
     // validate
     ResolvedMirror mirror;
+    ResolvedMirror sourceControl = null;
     try {
       mirror = resolver.resolve(cr);
+      if (cr.getSpec().getInitialSync() == InitialSync.TruncateAndRestore) {
+        sourceControl = resolver.resolveSourceControl(cr, mirror);
+      }
     } catch (SpecResolver.InvalidSpecException e) {
       return record(scope, scope.inputs().specError(e.getMessage()).build(), true);
     }
@@ -232,8 +239,19 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       if (scope.target != MirrorIntent.Target.STOPPED) {
         topics.create(ref, mirror, destination, settings.adminTimeoutMs());
       }
+      FailoverRounds.FailbackSource failback =
+          sourceControl == null
+              ? null
+              : new FailoverRounds.FailbackSource(
+                  sourceControl,
+                  admins.source(ref, mirror.sourceProperties(), settings.adminTimeoutMs()),
+                  cr.getSpec().getFailback() != null
+                      && Boolean.TRUE.equals(cr.getSpec().getFailback().getPlanOnly()),
+                  FailbackReports.reported(scope.previous.getFailback()));
       rounds.run(
-          roundRequest(scope, mirror, destination), settings.maxRoundsPerReconcile(), progress);
+          roundRequest(scope, mirror, destination, failback),
+          settings.maxRoundsPerReconcile(),
+          progress);
     } catch (ClusterAdmin.KafkaCallException e) {
       status.recordHaltedStops(cr, ref, progress.haltedStops());
       return record(
@@ -248,6 +266,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
           true);
     }
     status.recordHaltedStops(cr, ref, progress.haltedStops());
+    scope.failback = failbackRows(scope, progress);
     var plan = progress.planWithErrors();
     if (scope.target != MirrorIntent.Target.STOPPED && plan != null) {
       // consumer group offsets, while Mirroring or Paused: never a writable partition
@@ -310,12 +329,16 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     /** The status before this reconcile; replaced once the stop's start is recorded. */
     ClusterMirrorStatus previous;
 
+    /** status.failback to write: the previous rows with this reconcile's reports merged in. */
+    java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failback;
+
     Scope(ClusterMirror cr, String ref, boolean deleting) {
       this.cr = cr;
       this.ref = ref;
       this.generation = Objects.requireNonNullElse(cr.getMetadata().getGeneration(), 0L);
       this.target = deleting ? MirrorIntent.Target.STOPPED : target(cr.getSpec().getState());
       this.previous = status.previous(cr);
+      this.failback = previous.getFailback();
     }
 
     /** The one place StatusInputs are started: what every status of this reconcile shares. */
@@ -325,7 +348,10 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   }
 
   private FailoverRounds.Request roundRequest(
-      Scope scope, ResolvedMirror mirror, ClusterAdmin destination)
+      Scope scope,
+      ResolvedMirror mirror,
+      ClusterAdmin destination,
+      FailoverRounds.FailbackSource failback)
       throws ClusterAdmin.KafkaCallException {
     StopPolicy stop = scope.cr.getSpec().getStop();
     boolean allowUnclean =
@@ -358,7 +384,8 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         () ->
             scope.previous =
                 status.recordStopStarted(scope.cr, scope.ref, scope.previous, scope.generation),
-        keys -> groupSync.beforeMakeWritable(scope.ref, scope.cr, mirror, keys));
+        keys -> groupSync.beforeMakeWritable(scope.ref, scope.cr, mirror, keys),
+        failback);
   }
 
   private UpdateControl<ClusterMirror> record(
@@ -384,8 +411,30 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
             workRemains,
             effective,
             groupSync.status(scope.cr, scope.previous),
-            topicSync.status(scope.cr, scope.previous));
+            topicSync.status(scope.cr, scope.previous),
+            scope.failback);
     return UpdateControl.<ClusterMirror>noUpdate().rescheduleAfter(delay);
+  }
+
+  /**
+   * The failback's discard rows: the previous ones with this reconcile's answers merged in; a new
+   * or changed row is announced by a Warning Event naming topic, partition and offsets (a planned
+   * one before anything is truncated).
+   */
+  private java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failbackRows(
+      Scope scope, FailoverRounds.Progress progress) {
+    if (progress.alignments().isEmpty()) {
+      return scope.previous.getFailback();
+    }
+    FailbackReports.Merge merge =
+        FailbackReports.merge(
+            scope.previous.getFailback(), progress.alignments(), clock.instant().toString());
+    if (!merge.changed().isEmpty()) {
+      String message = FailbackReports.eventMessage(scope.ref, merge.changed());
+      LOG.warn("clusterMirror={} {}", scope.ref, message);
+      events.warning(scope.cr, FailbackReports.EVENT_REASON, message);
+    }
+    return merge.rows();
   }
 
   private static java.util.List<dev.kafkamirror.operator.core.PartitionObservation> observations(

@@ -1,11 +1,16 @@
 package dev.kafkamirror.operator.reconciler;
 
+import dev.kafkamirror.contract.ControlRequest;
+import dev.kafkamirror.contract.PartitionError;
+import dev.kafkamirror.operator.control.BrokerControl;
 import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.FailbackPlanner;
 import dev.kafkamirror.operator.core.FailoverPlan;
 import dev.kafkamirror.operator.core.FailoverPlanner;
 import dev.kafkamirror.operator.core.MirrorIntent;
 import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.core.PartitionObservation;
 import dev.kafkamirror.operator.core.PartitionPhase;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import java.util.ArrayList;
@@ -72,7 +77,26 @@ public final class FailoverRounds {
       Supplier<Long> catchUpElapsedMs,
       boolean stopRecorded,
       Runnable beforeFirstStopStep,
-      Consumer<List<PartitionKey>> beforeMakeWritable) {}
+      Consumer<List<PartitionKey>> beforeMakeWritable,
+      FailbackSource failback) {}
+
+  /**
+   * A failback ({@code spec.initialSync: TruncateAndRestore}): where the source's recorded stops
+   * are read before any partition is started.
+   *
+   * @param sourceControl the source's brokers' control endpoints, as a mirror whose "destination"
+   *     is the source (its {@link ResolvedMirror#controlAddress} and channel)
+   * @param source the source's metadata
+   * @param planOnly only ever plan and report what would be discarded (dry runs), truncate nothing
+   * @param reported the partitions whose discard report the status already holds: only these are
+   *     started for real; the others get a dry run first, and the rounds end after it so that the
+   *     report is persisted (status, Event) before anything is truncated
+   */
+  public record FailbackSource(
+      ResolvedMirror sourceControl,
+      ClusterAdmin source,
+      boolean planOnly,
+      java.util.Set<PartitionKey> reported) {}
 
   /** What the rounds learnt and did; filled as they go. Not thread-safe. */
   public static final class Progress {
@@ -81,6 +105,17 @@ public final class FailoverRounds {
     private final Map<PartitionKey, String> lastErrors = new HashMap<>();
     private final Map<Action, Long> callsByAction = new EnumMap<>(Action.class);
     private final Map<PartitionKey, HaltedStop> haltedStops = new LinkedHashMap<>();
+    private final Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments =
+        new LinkedHashMap<>();
+    private final java.util.Set<PartitionKey> failbackRefused = new java.util.HashSet<>();
+
+    /**
+     * The {@code alignment} each failback start answered (what was, or in a dry run would be,
+     * discarded), per partition, in these rounds.
+     */
+    public Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments() {
+      return alignments;
+    }
 
     /** The last observation, or null before the first. */
     public MirrorDriver.Observation observation() {
@@ -122,10 +157,16 @@ public final class FailoverRounds {
             && (d.phase() == PartitionPhase.STOPPING || d.phase() == PartitionPhase.STOPPED)) {
           message = FailoverPlanner.withHaltNote(message, halted.note());
         }
+        // A failback start the leader refused (it cannot prove the alignment): FAILED with the
+        // plugin's reason, never started unaligned.
+        PartitionPhase phase =
+            failbackRefused.contains(d.key()) && d.action() == Action.START_MIRRORING
+                ? PartitionPhase.FAILED
+                : d.phase();
         decisions.add(
-            java.util.Objects.equals(message, d.message())
+            java.util.Objects.equals(message, d.message()) && phase == d.phase()
                 ? d
-                : new PartitionDecision(d.key(), d.action(), d.phase(), d.step(), message));
+                : new PartitionDecision(d.key(), d.action(), phase, d.step(), message));
       }
       return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
     }
@@ -161,6 +202,15 @@ public final class FailoverRounds {
       progress.observation = driver.observe(request.mirror(), request.destination(), followers);
       long observedNanos = System.nanoTime() - observeStarted;
       progress.plan = plan(request, progress.observation);
+      BrokerControl.Failback failback = null;
+      if (request.failback() != null) {
+        FailbackPlanner.Alignments alignments = alignments(request, progress.plan);
+        progress.plan = FailbackPlanner.withAlignments(progress.plan, alignments);
+        boolean dryRun =
+            request.failback().planOnly()
+                || !request.failback().reported().containsAll(alignments.alignTo().keySet());
+        failback = failbackCall(alignments, dryRun);
+      }
       FailoverPlan plan = progress.plan;
       if (!plan.refusals().isEmpty() || !plan.hasWork()) {
         observeAgain = false;
@@ -191,10 +241,22 @@ public final class FailoverRounds {
       long actStarted = System.nanoTime();
       MirrorDriver.RoundResult result =
           driver.execute(
-              request.ref(), request.mirror(), plan, progress.observation, progress.callsByAction);
+              request.ref(),
+              request.mirror(),
+              plan,
+              progress.observation,
+              progress.callsByAction,
+              failback);
       long actNanos = System.nanoTime() - actStarted;
       progress.lastErrors.clear();
       progress.lastErrors.putAll(result.leaderErrors());
+      progress.alignments.putAll(result.alignments());
+      progress.failbackRefused.clear();
+      if (failback != null) {
+        result.leaderErrors().entrySet().stream()
+            .filter(e -> e.getValue().startsWith(PartitionError.Code.INVALID_STATE.name()))
+            .forEach(e -> progress.failbackRefused.add(e.getKey()));
+      }
       recordHaltedStops(plan, progress, result.leaderErrors().keySet());
       LOG.debug(
           "clusterMirror={} round={} observeMs={} actMs={} actions={} calls={} succeeded={}",
@@ -208,11 +270,74 @@ public final class FailoverRounds {
       if (result.succeeded() == 0) {
         break;
       }
+      if (failback != null && failback.dryRun() && !failback.alignTo().isEmpty()) {
+        // The report is persisted (status, Event) before the next reconcile truncates anything.
+        break;
+      }
     }
     if (observeAgain) {
       progress.observation = driver.observe(request.mirror(), request.destination(), followers);
       progress.plan = plan(request, progress.observation);
+      if (request.failback() != null) {
+        progress.plan =
+            FailbackPlanner.withAlignments(progress.plan, alignments(request, progress.plan));
+      }
     }
+  }
+
+  /**
+   * Where each partition the plan starts aligns to, from the source's describe (only read when the
+   * plan starts something: once A mirrors, the source's stop is not looked at again). A source that
+   * cannot be read leaves every start without an alignment: nothing is started.
+   */
+  private FailbackPlanner.Alignments alignments(Request request, FailoverPlan plan) {
+    List<PartitionKey> starts = FailbackPlanner.starts(plan);
+    if (starts.isEmpty()) {
+      return new FailbackPlanner.Alignments(Map.of(), Map.of());
+    }
+    String sourceId = request.mirror().sourceClusterId();
+    Map<PartitionKey, PartitionObservation> onSource = new HashMap<>();
+    String destinationId;
+    try {
+      destinationId = request.destination().clusterId();
+      for (PartitionObservation o :
+          driver
+              .observe(request.failback().sourceControl(), request.failback().source(), false)
+              .partitions()) {
+        onSource.put(o.key(), o);
+      }
+    } catch (ClusterAdmin.KafkaCallException | RuntimeException e) {
+      Map<PartitionKey, String> problems = new LinkedHashMap<>();
+      for (PartitionKey key : starts) {
+        problems.put(
+            key,
+            "cannot read the recorded stop of partition "
+                + key
+                + " on the source cluster "
+                + sourceId
+                + " ("
+                + e.getMessage()
+                + "); nothing is truncated until it can be read: check spec.source.bootstrapServers"
+                + " and spec.source.control");
+      }
+      LOG.info("clusterMirror={} failback: source unreadable: {}", request.ref(), e.toString());
+      return new FailbackPlanner.Alignments(Map.of(), problems);
+    }
+    return FailbackPlanner.alignments(starts, onSource, sourceId, destinationId);
+  }
+
+  private static BrokerControl.Failback failbackCall(
+      FailbackPlanner.Alignments alignments, boolean dryRun) {
+    Map<PartitionKey, ControlRequest.AlignTo> alignTo = new HashMap<>();
+    alignments
+        .alignTo()
+        .forEach(
+            (k, a) ->
+                alignTo.put(
+                    k,
+                    new ControlRequest.AlignTo(
+                        a.lastMirroredOffset(), a.lastMirroredSourceEpoch())));
+    return new BrokerControl.Failback(alignTo, dryRun);
   }
 
   /** The halted partitions whose remove-fetchers their leader accepted in this round. */

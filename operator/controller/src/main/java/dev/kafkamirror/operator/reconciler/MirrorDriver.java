@@ -167,7 +167,21 @@ public final class MirrorDriver {
   }
 
   /** What one round of calls did. */
-  public record RoundResult(int calls, int succeeded, Map<PartitionKey, String> leaderErrors) {}
+  /**
+   * What one round of calls did.
+   *
+   * @param alignments a failback start's {@code alignment} answer per partition, from its leader
+   */
+  public record RoundResult(
+      int calls,
+      int succeeded,
+      Map<PartitionKey, String> leaderErrors,
+      Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments) {
+
+    public RoundResult(int calls, int succeeded, Map<PartitionKey, String> leaderErrors) {
+      this(calls, succeeded, leaderErrors, Map.of());
+    }
+  }
 
   /**
    * Carries out every action of the plan. Partitions are independent; a leader's error is kept for
@@ -181,6 +195,20 @@ public final class MirrorDriver {
       FailoverPlan plan,
       Observation observation,
       Map<Action, Long> callsByAction) {
+    return execute(resourceRef, mirror, plan, observation, callsByAction, null);
+  }
+
+  /**
+   * As {@link #execute(String, ResolvedMirror, FailoverPlan, Observation, Map)}; with {@code
+   * failback}, every START_MIRRORING is a failback start carrying the partition's alignment.
+   */
+  public RoundResult execute(
+      String resourceRef,
+      ResolvedMirror mirror,
+      FailoverPlan plan,
+      Observation observation,
+      Map<Action, Long> callsByAction,
+      BrokerControl.Failback failback) {
     Map<Action, List<PartitionDecision>> byAction = new LinkedHashMap<>();
     for (PartitionDecision d : plan.decisions()) {
       if (d.action().callsBroker()) {
@@ -188,6 +216,7 @@ public final class MirrorDriver {
       }
     }
     Map<PartitionKey, String> leaderErrors = new HashMap<>();
+    Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments = new HashMap<>();
     int calls = 0;
     int succeeded = 0;
     // Group (action, broker) calls; each broker gets its calls in step order, brokers in parallel.
@@ -232,10 +261,16 @@ public final class MirrorDriver {
     first
         .values()
         .forEach(list -> list.forEach(c -> callsByAction.merge(c.action(), 1L, Long::sum)));
-    for (ControlResult r : runCalls(resourceRef, mirror, observation, first)) {
+    for (ControlResult r : runCalls(resourceRef, mirror, observation, first, failback)) {
       calls++;
       if (r.ok()) {
         succeeded++;
+        // Only the leader aligns; a follower registers ALIGNING and answers no accounting.
+        if (r.body() != null
+            && r.body().has(dev.kafkamirror.contract.Fields.StepResult.ALIGNMENT)) {
+          alignments.put(
+              r.key(), r.body().get(dev.kafkamirror.contract.Fields.StepResult.ALIGNMENT));
+        }
         continue;
       }
       boolean fromFollower = r.errorMessage() != null && r.errorMessage().startsWith("follower: ");
@@ -267,7 +302,7 @@ public final class MirrorDriver {
             for (Map.Entry<Integer, List<Call>> e : later.entrySet()) {
               for (Call call : e.getValue()) {
                 for (ControlResult r :
-                    oneCall(resourceRef, mirror, observation, e.getKey(), call)) {
+                    oneCall(resourceRef, mirror, observation, e.getKey(), call, failback)) {
                   if (!r.ok()) {
                     LOG.debug(
                         "clusterMirror={} partition={} broker={} follower call failed (not"
@@ -282,7 +317,7 @@ public final class MirrorDriver {
             }
           });
     }
-    return new RoundResult(calls, succeeded, leaderErrors);
+    return new RoundResult(calls, succeeded, leaderErrors, alignments);
   }
 
   private record Call(Action action, List<PartitionKey> keys, boolean leader) {}
@@ -296,7 +331,8 @@ public final class MirrorDriver {
       String resourceRef,
       ResolvedMirror mirror,
       Observation observation,
-      Map<Integer, List<Call>> calls) {
+      Map<Integer, List<Call>> calls,
+      BrokerControl.Failback failback) {
     List<Future<List<ControlResult>>> futures = new ArrayList<>();
     for (Map.Entry<Integer, List<Call>> e : calls.entrySet()) {
       futures.add(
@@ -304,7 +340,7 @@ public final class MirrorDriver {
               () -> {
                 List<ControlResult> out = new ArrayList<>();
                 for (Call call : e.getValue()) {
-                  out.addAll(oneCall(resourceRef, mirror, observation, e.getKey(), call));
+                  out.addAll(oneCall(resourceRef, mirror, observation, e.getKey(), call, failback));
                 }
                 return out;
               }));
@@ -324,27 +360,45 @@ public final class MirrorDriver {
   }
 
   private List<ControlResult> oneCall(
-      String resourceRef, ResolvedMirror mirror, Observation observation, int brokerId, Call call) {
+      String resourceRef,
+      ResolvedMirror mirror,
+      Observation observation,
+      int brokerId,
+      Call call,
+      BrokerControl.Failback failback) {
     String address = mirror.controlAddress(brokerId, observation.brokerHosts());
     if (address == null) {
       return unknownBroker(brokerId, call.keys());
     }
     long callStarted = System.nanoTime();
     List<ControlResult> rs =
-        control.act(
-            call.action(),
-            brokerId,
-            address,
-            mirror.controlChannel(),
-            call.keys(),
-            mirror.sourceClusterId(),
-            call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,
-            call.action() == Action.START_MIRRORING
-                ? new ControlRequest.MirrorSource(
+        failback != null && call.action() == Action.START_MIRRORING
+            ? control.startFailback(
+                brokerId,
+                address,
+                mirror.controlChannel(),
+                call.keys(),
+                null,
+                mirror.mirrorName(),
+                new ControlRequest.MirrorSource(
                     mirror.sourceBootstrapServers(),
                     mirror.sourceClusterId(),
-                    mirror.sourceClientSecurity())
-                : null);
+                    mirror.sourceClientSecurity()),
+                failback)
+            : control.act(
+                call.action(),
+                brokerId,
+                address,
+                mirror.controlChannel(),
+                call.keys(),
+                mirror.sourceClusterId(),
+                call.action() == Action.START_MIRRORING ? mirror.mirrorName() : null,
+                call.action() == Action.START_MIRRORING
+                    ? new ControlRequest.MirrorSource(
+                        mirror.sourceBootstrapServers(),
+                        mirror.sourceClusterId(),
+                        mirror.sourceClientSecurity())
+                    : null);
     LOG.debug(
         "clusterMirror={} broker={} action={} {} partitions={} ms={} errors={}",
         resourceRef,

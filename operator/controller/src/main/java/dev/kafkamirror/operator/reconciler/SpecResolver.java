@@ -76,12 +76,88 @@ public final class SpecResolver {
     if (topicNames != null) {
       throw new InvalidSpecException(topicNames);
     }
-    var control = spec.getDestination().getControl();
-    String secret =
-        readSecret(ns, mirror, control.getSecretRef(), "spec.destination.control.secretRef").trim();
+    ControlSettings control =
+        control(ns, mirror, spec.getDestination().getControl(), "spec.destination.control");
+    Properties destination = new Properties();
+    destination.put("bootstrap.servers", spec.getDestination().getBootstrapServers());
+    destination.putAll(
+        securityProperties(
+            ns, mirror, spec.getDestination().getSecurity(), "spec.destination.security"));
+    Map<String, String> sourceSecurity =
+        securityProperties(ns, mirror, spec.getSource().getSecurity(), "spec.source.security");
+    Properties source = new Properties();
+    source.put("bootstrap.servers", spec.getSource().getBootstrapServers());
+    source.putAll(sourceSecurity);
+    return new ResolvedMirror(
+        mirrorName(cr.getMetadata().getName()),
+        spec.getSource().getBootstrapServers(),
+        spec.getSource().getClusterId(),
+        topics,
+        control.secret(),
+        control.trustedCertificates(),
+        control.clientCertificate(),
+        control.port(),
+        control.overrides(),
+        destination,
+        source,
+        Map.copyOf(sourceSecurity));
+  }
+
+  /**
+   * For a failback (spec.initialSync TruncateAndRestore): the source's plugin control endpoints
+   * (spec.source.control), as a mirror whose "destination" is the source, so that the source's
+   * partitions are described the way a destination's are.
+   *
+   * @throws InvalidSpecException when spec.source.control is missing or cannot be resolved
+   */
+  public ResolvedMirror resolveSourceControl(ClusterMirror cr, ResolvedMirror mirror)
+      throws InvalidSpecException {
+    String ns = cr.getMetadata().getNamespace();
+    String name = cr.getMetadata().getName();
+    var endpoint = cr.getSpec().getSource().getControl();
+    if (endpoint == null) {
+      throw new InvalidSpecException(
+          "spec.initialSync TruncateAndRestore of ClusterMirror "
+              + ns
+              + "/"
+              + name
+              + " requires spec.source.control: the source's recorded stop (last mirrored offset and"
+              + " source epoch) is read from its plugin's control endpoint");
+    }
+    ControlSettings control = control(ns, name, endpoint, "spec.source.control");
+    return new ResolvedMirror(
+        mirror.mirrorName(),
+        mirror.sourceBootstrapServers(),
+        mirror.sourceClusterId(),
+        mirror.topics(),
+        control.secret(),
+        control.trustedCertificates(),
+        control.clientCertificate(),
+        control.port(),
+        control.overrides(),
+        mirror.sourceProperties(),
+        mirror.sourceProperties(),
+        mirror.sourceClientSecurity());
+  }
+
+  /** A control endpoint's settings with its Secrets read. */
+  private record ControlSettings(
+      String secret,
+      String trustedCertificates,
+      ControlClient.ClientCertificate clientCertificate,
+      int port,
+      Map<Integer, String> overrides) {}
+
+  private ControlSettings control(
+      String ns,
+      String mirror,
+      dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint control,
+      String prefix)
+      throws InvalidSpecException {
+    String secret = readSecret(ns, mirror, control.getSecretRef(), prefix + ".secretRef").trim();
     String controlCa = null;
     if (control.getTlsTrustedCertificate() != null) {
-      String field = "spec.destination.control.tlsTrustedCertificate";
+      String field = prefix + ".tlsTrustedCertificate";
       controlCa = readSecret(ns, mirror, control.getTlsTrustedCertificate(), field);
       try {
         ControlClient.sslContext(controlCa);
@@ -100,11 +176,10 @@ public final class SpecResolver {
     }
     ControlClient.ClientCertificate clientCertificate = null;
     if (control.getTlsClientCertificateSecret() != null) {
-      String field = "spec.destination.control.tlsClientCertificateSecret";
+      String field = prefix + ".tlsClientCertificateSecret";
       if (controlCa == null) {
         throw new InvalidSpecException(
-            field
-                + " requires spec.destination.control.tlsTrustedCertificate (mutual TLS needs TLS)");
+            field + " requires " + prefix + ".tlsTrustedCertificate (mutual TLS needs TLS)");
       }
       String name = control.getTlsClientCertificateSecret();
       clientCertificate =
@@ -120,29 +195,8 @@ public final class SpecResolver {
         overrides.put(e.getBrokerId(), e.getAddress());
       }
     }
-    Properties destination = new Properties();
-    destination.put("bootstrap.servers", spec.getDestination().getBootstrapServers());
-    destination.putAll(
-        securityProperties(
-            ns, mirror, spec.getDestination().getSecurity(), "spec.destination.security"));
-    Map<String, String> sourceSecurity =
-        securityProperties(ns, mirror, spec.getSource().getSecurity(), "spec.source.security");
-    Properties source = new Properties();
-    source.put("bootstrap.servers", spec.getSource().getBootstrapServers());
-    source.putAll(sourceSecurity);
-    return new ResolvedMirror(
-        mirrorName(cr.getMetadata().getName()),
-        spec.getSource().getBootstrapServers(),
-        spec.getSource().getClusterId(),
-        topics,
-        secret,
-        controlCa,
-        clientCertificate,
-        control.getPort(),
-        Map.copyOf(overrides),
-        destination,
-        source,
-        Map.copyOf(sourceSecurity));
+    return new ControlSettings(
+        secret, controlCa, clientCertificate, control.getPort(), Map.copyOf(overrides));
   }
 
   /** The key of the client certificate Secret holding the PEM certificate chain, leaf first. */

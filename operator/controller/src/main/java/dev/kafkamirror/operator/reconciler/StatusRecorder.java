@@ -167,13 +167,12 @@ public final class StatusRecorder {
       boolean workRemains,
       ReconcilerSettings settings,
       dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync) {
-    return record(cr, ref, previous, inputs, workRemains, settings, groupSync, null);
+    return record(cr, ref, previous, inputs, workRemains, settings, groupSync, null, null);
   }
 
   /**
-   * {@link #record(ClusterMirror, String, ClusterMirrorStatus, StatusInputs, boolean,
-   * ReconcilerSettings, dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus)} with the
-   * topic sync's status too ({@code topicSync}; null: none).
+   * As above, with the topic sync's status ({@code topicSync}; null: none) and the failback's
+   * discard rows ({@code failback}; null: none).
    */
   public long record(
       ClusterMirror cr,
@@ -183,8 +182,10 @@ public final class StatusRecorder {
       boolean workRemains,
       ReconcilerSettings settings,
       dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync,
-      dev.kafkamirror.operator.api.v1alpha1.TopicSyncStatus topicSync) {
+      dev.kafkamirror.operator.api.v1alpha1.TopicSyncStatus topicSync,
+      java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failback) {
     ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
+    status.setFailback(failback);
     status.setControlChannel(controlChannel(cr));
     status.setConsumerGroupSync(groupSync);
     status.setTopicSync(topicSync);
@@ -264,6 +265,7 @@ public final class StatusRecorder {
     c.setControlChannel(s.getControlChannel());
     c.setConsumerGroupSync(s.getConsumerGroupSync());
     c.setTopicSync(s.getTopicSync());
+    c.setFailback(s.getFailback());
     return c;
   }
 

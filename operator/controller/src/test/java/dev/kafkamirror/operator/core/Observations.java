@@ -20,7 +20,7 @@ final class Observations {
   }
 
   static PartitionObservation.Stop stop(String step, Long barrierOffset) {
-    return new PartitionObservation.Stop(step, 5, 100L, 99L, barrierOffset, SOURCE);
+    return new PartitionObservation.Stop(step, 5, 100L, 99L, barrierOffset, SOURCE, 4);
   }
 
   static PartitionObservation described(

@@ -18,6 +18,19 @@ import io.fabric8.generator.annotation.ValidationRule;
     message =
         "spec.source.bootstrapServers and spec.destination.bootstrapServers must differ: a cluster cannot"
             + " mirror itself")
+@ValidationRule(
+    value =
+        "!has(self.initialSync) || self.initialSync != 'TruncateAndRestore' ||"
+            + " has(self.source.control)",
+    message =
+        "spec.initialSync TruncateAndRestore requires spec.source.control: the operator reads the"
+            + " source's recorded stop (last mirrored offset and source epoch) from the source's"
+            + " plugin control endpoint")
+@ValidationRule(
+    value = "has(self.initialSync) == has(oldSelf.initialSync)",
+    message =
+        "spec.initialSync is immutable: a failback is declared when the ClusterMirror is created;"
+            + " create a new ClusterMirror instead")
 public class ClusterMirrorSpec {
 
   @Required
@@ -53,6 +66,42 @@ public class ClusterMirrorSpec {
       "Consumer groups whose committed offsets are carried to the destination while mirroring and"
           + " once more at the stop, before the partitions become writable. Absent: none.")
   private ConsumerGroupSync consumerGroups;
+
+  @ValidationRule(
+      value = "self == oldSelf",
+      message =
+          "spec.initialSync is immutable: a failback is declared when the ClusterMirror is"
+              + " created; create a new ClusterMirror instead")
+  @JsonPropertyDescription(
+      "How a destination that already holds the topics is first brought in line with the source."
+          + " Absent: the destination's partitions must not hold data the source lacks (a new"
+          + " mirror). TruncateAndRestore: failback to a former source; each partition is truncated"
+          + " to the last offset both clusters agree on (the source's recorded stop, checked"
+          + " against the destination's own epoch history; refused when it cannot be proven), what"
+          + " that discards is reported in status.failback and a Warning Event, then it mirrors."
+          + " Requires spec.source.control. Immutable.")
+  private InitialSync initialSync;
+
+  @JsonPropertyDescription(
+      "With initialSync TruncateAndRestore: how what the alignment discards is handled (plan"
+          + " only, or report then truncate).")
+  private FailbackPolicy failback;
+
+  public FailbackPolicy getFailback() {
+    return failback;
+  }
+
+  public void setFailback(FailbackPolicy failback) {
+    this.failback = failback;
+  }
+
+  public InitialSync getInitialSync() {
+    return initialSync;
+  }
+
+  public void setInitialSync(InitialSync initialSync) {
+    this.initialSync = initialSync;
+  }
 
   public SourceCluster getSource() {
     return source;

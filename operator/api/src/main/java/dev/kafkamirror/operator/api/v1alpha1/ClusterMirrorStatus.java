@@ -64,6 +64,20 @@ public class ClusterMirrorStatus {
     this.topicSync = topicSync;
   }
 
+  @Size(max = 1000)
+  @JsonPropertyDescription(
+      "A failback (spec.initialSync TruncateAndRestore): per partition, what its alignment"
+          + " discards, reported before the truncation (truncated false) and after it (true).")
+  private List<FailbackDiscard> failback;
+
+  public List<FailbackDiscard> getFailback() {
+    return failback;
+  }
+
+  public void setFailback(List<FailbackDiscard> failback) {
+    this.failback = failback;
+  }
+
   public String getControlChannel() {
     return controlChannel;
   }

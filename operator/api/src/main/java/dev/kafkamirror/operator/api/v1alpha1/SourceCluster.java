@@ -26,6 +26,21 @@ public class SourceCluster {
   @JsonPropertyDescription("TLS and SASL settings for the source.")
   private ClientSecurity security;
 
+  @JsonPropertyDescription(
+      "The plugin's control endpoint on the source's brokers (the source is a former mirror"
+          + " destination). Required by initialSync TruncateAndRestore: the operator reads each"
+          + " partition's recorded stop there (last mirrored offset and source epoch) and aligns the"
+          + " destination to it; it is never guessed.")
+  private ControlEndpoint control;
+
+  public ControlEndpoint getControl() {
+    return control;
+  }
+
+  public void setControl(ControlEndpoint control) {
+    this.control = control;
+  }
+
   public String getBootstrapServers() {
     return bootstrapServers;
   }

@@ -1,0 +1,141 @@
+package dev.kafkamirror.operator.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a failback ({@code spec.initialSync: TruncateAndRestore}) aligns each partition of the
+ * destination (the former source, A), from the source's (B's) recorded stop of the earlier mirror
+ * A→B. Pure: B's describe comes in as observations.
+ *
+ * <p>Rules (fail closed: a partition without a provable alignment is never started):
+ *
+ * <ul>
+ *   <li>B must describe the partition, and its stop must be complete: step STOPPED, a barrier, the
+ *       mirror STOPPED (a B still mirroring or stopping has no final last mirrored offset).
+ *   <li>B's stop must name A as its source ({@code stop.sourceClusterId} equals A's cluster id):
+ *       B's offsets are only comparable with A's log when B mirrored A.
+ *   <li>The alignment sent is B's {@code lastMirroredOffset} and {@code lastMirroredSourceEpoch} as
+ *       recorded, -1 for an unknown epoch: the plugin on A checks the epoch against A's own
+ *       leader-epoch history and refuses what it cannot prove; the operator never picks an offset.
+ * </ul>
+ */
+public final class FailbackPlanner {
+
+  private FailbackPlanner() {}
+
+  /** B's recorded stop of one partition: what A is aligned to. */
+  public record AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {}
+
+  /**
+   * Per partition, either where A aligns to or why it cannot be known.
+   *
+   * @param alignTo partitions whose alignment is known
+   * @param problems partitions whose alignment is not known, with why (naming the partition, both
+   *     clusters and what to do)
+   */
+  public record Alignments(Map<PartitionKey, AlignTo> alignTo, Map<PartitionKey, String> problems) {
+    public Alignments {
+      alignTo = Map.copyOf(alignTo);
+      problems = Map.copyOf(problems);
+    }
+  }
+
+  /**
+   * The alignment of each of {@code keys}.
+   *
+   * @param sourceObservations B's describe of the partitions (missing ones count as unreadable)
+   * @param sourceClusterId B's cluster id (spec.source.clusterId), for the messages
+   * @param destinationClusterId A's cluster id as A reports it
+   */
+  public static Alignments alignments(
+      List<PartitionKey> keys,
+      Map<PartitionKey, PartitionObservation> sourceObservations,
+      String sourceClusterId,
+      String destinationClusterId) {
+    Map<PartitionKey, AlignTo> alignTo = new LinkedHashMap<>();
+    Map<PartitionKey, String> problems = new LinkedHashMap<>();
+    for (PartitionKey key : keys) {
+      PartitionObservation o = sourceObservations.get(key);
+      String where = "partition " + key + " on the source cluster " + sourceClusterId;
+      if (o == null || o.described() == null) {
+        problems.put(
+            key,
+            "cannot read the recorded stop of "
+                + where
+                + (o == null || o.errorMessage() == null ? "" : " (" + o.errorMessage() + ")")
+                + "; nothing is truncated until it can be read: check spec.source.control (port,"
+                + " secretRef, brokerEndpoints) and that the source's brokers run the plugin");
+        continue;
+      }
+      PartitionObservation.Stop stop = o.described().stop();
+      if (stop == null || FailoverPlanner.phaseOf(o) != PartitionPhase.STOPPED) {
+        problems.put(
+            key,
+            where
+                + " has "
+                + (stop == null ? "no recorded stop" : "a stop at step " + stop.step())
+                + ", not a completed one (STOPPED behind its barrier): fail over the earlier"
+                + " mirror onto the source first (its ClusterMirror state: Stopped); TruncateAndRestore"
+                + " aligns only to a finished failover");
+        continue;
+      }
+      if (stop.sourceClusterId() == null || !stop.sourceClusterId().equals(destinationClusterId)) {
+        problems.put(
+            key,
+            where
+                + " was mirrored from cluster "
+                + stop.sourceClusterId()
+                + ", not from this destination "
+                + destinationClusterId
+                + ": its offsets say nothing about this destination's log; TruncateAndRestore"
+                + " fails back only to the cluster the source mirrored");
+        continue;
+      }
+      if (stop.lastMirroredOffset() == null) {
+        problems.put(
+            key, where + " has a stop without a last mirrored offset; nothing to align to");
+        continue;
+      }
+      int epoch = stop.lastMirroredSourceEpoch() == null ? -1 : stop.lastMirroredSourceEpoch();
+      alignTo.put(key, new AlignTo(stop.lastMirroredOffset(), epoch));
+    }
+    return new Alignments(alignTo, problems);
+  }
+
+  /**
+   * {@code plan} with every start of a partition whose alignment is not known replaced by a wait
+   * (phase FAILED, the reason as message; looked at again): a failback never starts a partition it
+   * cannot align.
+   */
+  public static FailoverPlan withAlignments(FailoverPlan plan, Alignments alignments) {
+    List<PartitionDecision> decisions = new ArrayList<>();
+    for (PartitionDecision d : plan.decisions()) {
+      String problem = alignments.problems().get(d.key());
+      if (d.action() == Action.START_MIRRORING && !alignments.alignTo().containsKey(d.key())) {
+        decisions.add(
+            new PartitionDecision(
+                d.key(),
+                Action.WAIT,
+                PartitionPhase.FAILED,
+                d.step(),
+                problem != null
+                    ? problem
+                    : "partition " + d.key() + ": no alignment known for the failback"));
+      } else {
+        decisions.add(d);
+      }
+    }
+    return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
+  }
+
+  /** The partitions the plan starts, whose alignment must be known before the start is sent. */
+  public static List<PartitionKey> starts(FailoverPlan plan) {
+    return plan.decisions().stream()
+        .filter(d -> d.action() == Action.START_MIRRORING)
+        .map(PartitionDecision::key)
+        .toList();
+  }
+}

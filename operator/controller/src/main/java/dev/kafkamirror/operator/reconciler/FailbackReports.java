@@ -1,0 +1,132 @@
+package dev.kafkamirror.operator.reconciler;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
+import dev.kafkamirror.operator.core.PartitionKey;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The failback's discard accounting in status ({@code status.failback}): the plugin's {@code
+ * alignment} answers merged into what the status already holds, one row per partition, and the
+ * Warning Event text for a row that is new or changed. Holds no state.
+ */
+final class FailbackReports {
+
+  /** Warning Event reason: what a failback would discard (dry run) or discarded. */
+  static final String EVENT_REASON = "FailbackDiscards";
+
+  private FailbackReports() {}
+
+  /** The partitions that already have a row: their report is persisted before any truncation. */
+  static Set<PartitionKey> reported(List<FailbackDiscard> previous) {
+    if (previous == null) {
+      return Set.of();
+    }
+    return previous.stream()
+        .map(r -> new PartitionKey(r.getTopic(), r.getPartition()))
+        .collect(Collectors.toSet());
+  }
+
+  /** The plugin's {@code alignment} answer as a status row. */
+  static FailbackDiscard row(PartitionKey key, JsonNode alignment, String now) {
+    FailbackDiscard r = new FailbackDiscard();
+    r.setTopic(key.topic());
+    r.setPartition(key.partition());
+    r.setAlignmentOffset(longOrNull(alignment, Fields.Alignment.OFFSET));
+    r.setDiscardedFromOffset(longOrNull(alignment, Fields.Alignment.DISCARDED_FROM));
+    r.setDiscardedToOffset(longOrNull(alignment, Fields.Alignment.DISCARDED_TO));
+    r.setDiscardedRecords(longOrNull(alignment, Fields.Alignment.DISCARDED_RECORDS));
+    r.setDiscardedBytes(longOrNull(alignment, Fields.Alignment.DISCARDED_BYTES));
+    r.setTruncated(alignment.path(Fields.Alignment.TRUNCATED).asBoolean(false));
+    JsonNode message = alignment.get(Fields.Alignment.MESSAGE);
+    r.setMessage(message == null || message.isNull() ? null : message.asText());
+    r.setReportedAt(now);
+    return r;
+  }
+
+  /**
+   * The merged rows, in partition order, and the rows that are new or differ from the previous one
+   * (ignoring the time), which get a Warning Event.
+   */
+  record Merge(List<FailbackDiscard> rows, List<FailbackDiscard> changed) {}
+
+  static Merge merge(
+      List<FailbackDiscard> previous, Map<PartitionKey, JsonNode> answers, String now) {
+    Map<PartitionKey, FailbackDiscard> rows = new TreeMap<>();
+    if (previous != null) {
+      for (FailbackDiscard r : previous) {
+        rows.put(new PartitionKey(r.getTopic(), r.getPartition()), r);
+      }
+    }
+    List<FailbackDiscard> changed = new ArrayList<>();
+    for (Map.Entry<PartitionKey, JsonNode> e : new LinkedHashMap<>(answers).entrySet()) {
+      FailbackDiscard row = row(e.getKey(), e.getValue(), now);
+      FailbackDiscard before = rows.get(e.getKey());
+      if (before == null || !sameReport(before, row)) {
+        rows.put(e.getKey(), row);
+        changed.add(row);
+      }
+    }
+    return new Merge(new ArrayList<>(rows.values()), changed);
+  }
+
+  /** The Warning Event's message for {@code rows}: names topic, partition and offsets of each. */
+  static String eventMessage(String ref, List<FailbackDiscard> rows) {
+    StringBuilder out = new StringBuilder();
+    boolean planned = rows.stream().anyMatch(r -> !Boolean.TRUE.equals(r.getTruncated()));
+    out.append("failback of ")
+        .append(ref)
+        .append(planned ? " will discard (planned, nothing truncated yet): " : " discarded: ");
+    int listed = 0;
+    for (FailbackDiscard r : rows) {
+      if (listed == 10) {
+        out.append("; and ").append(rows.size() - listed).append(" more partitions");
+        break;
+      }
+      out.append(listed == 0 ? "" : "; ")
+          .append(r.getTopic())
+          .append('-')
+          .append(r.getPartition())
+          .append(Boolean.TRUE.equals(r.getTruncated()) ? " (truncated)" : " (planned)")
+          .append(" offsets ")
+          .append(r.getDiscardedFromOffset())
+          .append("..")
+          .append(r.getDiscardedToOffset() == null ? null : r.getDiscardedToOffset() - 1)
+          .append(": ")
+          .append(r.getDiscardedRecords())
+          .append(" records, ")
+          .append(r.getDiscardedBytes())
+          .append(" bytes, aligned at offset ")
+          .append(r.getAlignmentOffset());
+      listed++;
+    }
+    out.append(
+        planned
+            ? ". Copy them now if they matter (kafka-console-consumer from those offsets); see"
+                + " status.failback"
+            : ". See status.failback");
+    return out.toString();
+  }
+
+  private static boolean sameReport(FailbackDiscard a, FailbackDiscard b) {
+    return Objects.equals(a.getAlignmentOffset(), b.getAlignmentOffset())
+        && Objects.equals(a.getDiscardedFromOffset(), b.getDiscardedFromOffset())
+        && Objects.equals(a.getDiscardedToOffset(), b.getDiscardedToOffset())
+        && Objects.equals(a.getDiscardedRecords(), b.getDiscardedRecords())
+        && Objects.equals(a.getDiscardedBytes(), b.getDiscardedBytes())
+        && Objects.equals(a.getTruncated(), b.getTruncated());
+  }
+
+  private static Long longOrNull(JsonNode node, String field) {
+    JsonNode v = node.get(field);
+    return v == null || !v.canConvertToLong() ? null : v.asLong();
+  }
+}
