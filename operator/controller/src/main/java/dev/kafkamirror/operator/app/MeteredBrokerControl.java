@@ -48,6 +48,22 @@ public final class MeteredBrokerControl implements BrokerControl {
             action, brokerId, address, channel, partitions, sourceClusterId, mirrorName, source));
   }
 
+  @Override
+  public List<ControlResult> startFailback(
+      int brokerId,
+      String address,
+      ControlClient.Channel channel,
+      List<PartitionKey> partitions,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      Failback failback) {
+    return counted(
+        Action.START_MIRRORING.name(),
+        delegate.startFailback(
+            brokerId, address, channel, partitions, sourceClusterId, mirrorName, source, failback));
+  }
+
   private List<ControlResult> counted(String call, List<ControlResult> results) {
     for (ControlResult r : results) {
       metrics.controlCall(call, r.errorCode());

@@ -54,10 +54,10 @@ public interface BrokerControl {
   /**
    * Sends a failback start ({@code /v1/mirror/start} with {@code initialSync TRUNCATE_AND_RESTORE}
    * and each partition's {@code alignTo}) to one broker; the answers carry {@code alignment}.
-   *
-   * @throws UnsupportedOperationException by an implementation that cannot send one
+   * Abstract on purpose: a wrapper (metrics, tests) that did not pass it on would turn every
+   * failback into an error at run time instead of a compile error.
    */
-  default List<ControlResult> startFailback(
+  List<ControlResult> startFailback(
       int brokerId,
       String address,
       ControlClient.Channel channel,
@@ -65,7 +65,5 @@ public interface BrokerControl {
       String sourceClusterId,
       String mirrorName,
       ControlRequest.MirrorSource source,
-      Failback failback) {
-    throw new UnsupportedOperationException(getClass().getName() + " sends no failback start");
-  }
+      Failback failback);
 }

@@ -17,9 +17,13 @@ import java.util.Map;
  *       mirror STOPPED (a B still mirroring or stopping has no final last mirrored offset).
  *   <li>B's stop must name A as its source ({@code stop.sourceClusterId} equals A's cluster id):
  *       B's offsets are only comparable with A's log when B mirrored A.
- *   <li>The alignment sent is B's {@code lastMirroredOffset} and {@code lastMirroredSourceEpoch} as
- *       recorded, -1 for an unknown epoch: the plugin on A checks the epoch against A's own
- *       leader-epoch history and refuses what it cannot prove; the operator never picks an offset.
+ *   <li>B's stop must hold both its {@code lastMirroredOffset} and {@code lastMirroredSourceEpoch};
+ *       a stop missing either (or recording -1) is refused here, never sent: without the epoch the
+ *       point cannot be proven against A's history, and the operator never picks an offset.
+ *   <li>The alignment sent is B's recorded pair as it is; the plugin on A checks the epoch against
+ *       A's own leader-epoch history and refuses (INVALID_STATE, {@code
+ *       FailbackEpochNotInLocalHistory}) what that history cannot prove, which the rounds show as a
+ *       FAILED partition with the plugin's message.
  * </ul>
  */
 public final class FailbackPlanner {
@@ -94,13 +98,36 @@ public final class FailbackPlanner {
                 + " fails back only to the cluster the source mirrored");
         continue;
       }
-      if (stop.lastMirroredOffset() == null) {
+      if (stop.lastMirroredOffset() == null || stop.lastMirroredOffset() < 0) {
         problems.put(
-            key, where + " has a stop without a last mirrored offset; nothing to align to");
+            key,
+            where
+                + " has a completed stop without a last mirrored offset ("
+                + stop.lastMirroredOffset()
+                + "): the point where "
+                + destinationClusterId
+                + " and "
+                + sourceClusterId
+                + " agree is unknown, so nothing is truncated; the partition cannot be failed back"
+                + " by TruncateAndRestore (copy its data by hand or recreate the topic)");
         continue;
       }
-      int epoch = stop.lastMirroredSourceEpoch() == null ? -1 : stop.lastMirroredSourceEpoch();
-      alignTo.put(key, new AlignTo(stop.lastMirroredOffset(), epoch));
+      if (stop.lastMirroredSourceEpoch() == null || stop.lastMirroredSourceEpoch() < 0) {
+        problems.put(
+            key,
+            where
+                + " recorded last mirrored offset "
+                + stop.lastMirroredOffset()
+                + " without the leader epoch of "
+                + destinationClusterId
+                + " its last mirrored batch had (a plugin before the source epoch history, or a"
+                + " stop of records mirrored before it): whether "
+                + destinationClusterId
+                + "'s log still holds those batches cannot be proven against its epoch history,"
+                + " so nothing is truncated (FailbackEpochUnknown)");
+        continue;
+      }
+      alignTo.put(key, new AlignTo(stop.lastMirroredOffset(), stop.lastMirroredSourceEpoch()));
     }
     return new Alignments(alignTo, problems);
   }

@@ -203,6 +203,21 @@ public final class FailoverPlanner {
       // SourceTopicRecreated); registering again does not resume it.
       return new PartitionDecision(key, Action.NONE, phase, step, haltedMessage(o));
     }
+    if (takenOverByFailback(intent, o) && intent.target() != MirrorIntent.Target.STOPPED) {
+      // A former destination whose earlier mirror completed its stop here: the failback starts it
+      // (the rounds send it only with an alignment proven from the source's recorded stop).
+      return new PartitionDecision(
+          key,
+          Action.START_MIRRORING,
+          PartitionPhase.NOT_MIRRORED,
+          null,
+          "failback: partition "
+              + key
+              + " was stopped under mirror "
+              + o.described().mirror().mirrorName()
+              + "; it is aligned and mirrored again under "
+              + intent.mirrorName());
+    }
     return switch (intent.target()) {
       case MIRRORING ->
           switch (phase) {
@@ -357,6 +372,22 @@ public final class FailoverPlanner {
             + " the LSO or persist offsets; upgrade the plugin on every destination broker");
   }
 
+  /**
+   * Whether a failback takes over {@code o}: registered under another mirror whose stop completed
+   * on this destination (STOPPED behind its barrier). A registration of another mirror in any other
+   * phase (still mirroring, stopping, failed) is never taken over.
+   */
+  static boolean takenOverByFailback(MirrorIntent intent, PartitionObservation o) {
+    if (!intent.failback() || o.described() == null) {
+      return false;
+    }
+    PartitionObservation.Mirror m = o.described().mirror();
+    return m != null
+        && m.mirrorName() != null
+        && !m.mirrorName().equals(intent.mirrorName())
+        && phaseOf(o) == PartitionPhase.STOPPED;
+  }
+
   private static List<String> refusals(MirrorIntent intent, List<PartitionObservation> sorted) {
     List<String> refusals = new ArrayList<>();
     String expected = intent.sourceClusterId();
@@ -366,7 +397,10 @@ public final class FailoverPlanner {
       }
       PartitionObservation.Mirror m = o.described().mirror();
       PartitionObservation.Stop s = o.described().stop();
-      if (m != null && m.mirrorName() != null && !m.mirrorName().equals(intent.mirrorName())) {
+      if (m != null
+          && m.mirrorName() != null
+          && !m.mirrorName().equals(intent.mirrorName())
+          && !takenOverByFailback(intent, o)) {
         refusals.add(
             "partition "
                 + o.key()

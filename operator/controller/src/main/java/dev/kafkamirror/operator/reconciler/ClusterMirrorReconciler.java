@@ -372,7 +372,8 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
             scope.target,
             mirror.mirrorName(),
             mirror.sourceClusterId(),
-            stop != null && stop.getMode() == StopMode.AfterCatchUp),
+            stop != null && stop.getMode() == StopMode.AfterCatchUp,
+            failback != null),
         TimeUnit.SECONDS.toMillis(
             stop == null || stop.getCatchUpTimeoutSeconds() == null
                 ? DEFAULT_CATCH_UP_TIMEOUT_SECONDS

@@ -5,13 +5,13 @@ import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * The failback's discard accounting in status ({@code status.failback}): the plugin's {@code
@@ -25,14 +25,46 @@ final class FailbackReports {
 
   private FailbackReports() {}
 
-  /** The partitions that already have a row: their report is persisted before any truncation. */
-  static Set<PartitionKey> reported(List<FailbackDiscard> previous) {
+  /**
+   * The partitions whose planned report (a dry run, not yet truncated) is persisted, each with the
+   * log end that report accounted for: a truncation is sent only while the log still ends there.
+   */
+  static Map<PartitionKey, Long> reported(List<FailbackDiscard> previous) {
     if (previous == null) {
-      return Set.of();
+      return Map.of();
     }
-    return previous.stream()
-        .map(r -> new PartitionKey(r.getTopic(), r.getPartition()))
-        .collect(Collectors.toSet());
+    Map<PartitionKey, Long> out = new HashMap<>();
+    for (FailbackDiscard r : previous) {
+      if (Boolean.TRUE.equals(r.getTruncated())
+          || r.getTopic() == null
+          || r.getPartition() == null) {
+        continue;
+      }
+      Long end =
+          r.getDiscardedToOffset() != null ? r.getDiscardedToOffset() : r.getAlignmentOffset();
+      if (end != null) {
+        out.put(new PartitionKey(r.getTopic(), r.getPartition()), end);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether every one of {@code keys} has a persisted planned report that still covers its log: the
+   * log end now ({@code logEnds}, from the leader's describe) is not beyond the end the report
+   * accounted for. Records written after the report would otherwise be discarded unreported; a
+   * partition whose log end is unknown is not covered (fail closed: another dry run).
+   */
+  static boolean covers(
+      Map<PartitionKey, Long> reported, Set<PartitionKey> keys, Map<PartitionKey, Long> logEnds) {
+    for (PartitionKey key : keys) {
+      Long end = reported.get(key);
+      Long now = logEnds.get(key);
+      if (end == null || now == null || now > end) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The plugin's {@code alignment} answer as a status row. */

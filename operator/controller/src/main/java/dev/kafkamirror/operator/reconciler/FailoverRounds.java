@@ -88,15 +88,16 @@ public final class FailoverRounds {
    *     is the source (its {@link ResolvedMirror#controlAddress} and channel)
    * @param source the source's metadata
    * @param planOnly only ever plan and report what would be discarded (dry runs), truncate nothing
-   * @param reported the partitions whose discard report the status already holds: only these are
-   *     started for real; the others get a dry run first, and the rounds end after it so that the
-   *     report is persisted (status, Event) before anything is truncated
+   * @param reported the partitions whose planned discard report the status already holds, with the
+   *     log end it accounted for: a start is sent for real only when every partition it starts has
+   *     one and its log has not grown past it since; otherwise a dry run first, and the rounds end
+   *     after it so that the (new) report is persisted (status, Event) before anything is truncated
    */
   public record FailbackSource(
       ResolvedMirror sourceControl,
       ClusterAdmin source,
       boolean planOnly,
-      java.util.Set<PartitionKey> reported) {}
+      Map<PartitionKey, Long> reported) {}
 
   /** What the rounds learnt and did; filled as they go. Not thread-safe. */
   public static final class Progress {
@@ -208,7 +209,10 @@ public final class FailoverRounds {
         progress.plan = FailbackPlanner.withAlignments(progress.plan, alignments);
         boolean dryRun =
             request.failback().planOnly()
-                || !request.failback().reported().containsAll(alignments.alignTo().keySet());
+                || !FailbackReports.covers(
+                    request.failback().reported(),
+                    alignments.alignTo().keySet(),
+                    logEnds(progress.observation));
         failback = failbackCall(alignments, dryRun);
       }
       FailoverPlan plan = progress.plan;
@@ -324,6 +328,17 @@ public final class FailoverRounds {
       return new FailbackPlanner.Alignments(Map.of(), problems);
     }
     return FailbackPlanner.alignments(starts, onSource, sourceId, destinationId);
+  }
+
+  /** Each partition's log end as its leader described it (absent when not described). */
+  private static Map<PartitionKey, Long> logEnds(MirrorDriver.Observation observation) {
+    Map<PartitionKey, Long> out = new HashMap<>();
+    for (PartitionObservation o : observation.partitions()) {
+      if (o.described() != null && o.described().logEndOffset() != null) {
+        out.put(o.key(), o.described().logEndOffset());
+      }
+    }
+    return out;
   }
 
   private static BrokerControl.Failback failbackCall(

@@ -159,6 +159,25 @@ class ClusterMirrorMetricsTest {
                 new ControlResult(
                     partitions.get(0), brokerId, null, ControlResult.UNREACHABLE, "refused"));
           }
+
+          @Override
+          public List<ControlResult> startFailback(
+              int brokerId,
+              String address,
+              ControlClient.Channel channel,
+              List<PartitionKey> partitions,
+              String sourceClusterId,
+              String mirrorName,
+              ControlRequest.MirrorSource source,
+              Failback failback) {
+            return List.of(
+                new ControlResult(
+                    partitions.get(0),
+                    brokerId,
+                    null,
+                    "INVALID_STATE",
+                    "FailbackEpochNotInLocalHistory"));
+          }
         };
     MeteredBrokerControl metered = new MeteredBrokerControl(broker, metrics);
     List<PartitionKey> two = List.of(new PartitionKey("orders", 0), new PartitionKey("orders", 1));
@@ -167,15 +186,33 @@ class ClusterMirrorMetricsTest {
     List<ControlResult> results = metered.describe(1, "b1:9443", null, two);
     metered.describe(1, "b1:9443", null, two);
     metered.act(Action.TRUNCATE, 1, "b1:9443", null, two, "SRC", null, null);
+    // and sends one failback start, which the wrapper must pass on (not fail) and count as a start
+    List<ControlResult> failback =
+        metered.startFailback(
+            1,
+            "b1:9443",
+            null,
+            two.subList(0, 1),
+            null,
+            "b-to-a",
+            null,
+            new BrokerControl.Failback(
+                Map.of(two.get(0), new ControlRequest.AlignTo(80L, 3)), true));
     metrics.stopFinished(Duration.ofSeconds(3));
 
     // Then the results pass unchanged and the counters say what failed, with which code
     assertThat(results).hasSize(2);
     assertThat(results.get(1).errorCode()).isEqualTo("NOT_LEADER");
+    assertThat(failback)
+        .singleElement()
+        .extracting(ControlResult::errorCode)
+        .isEqualTo("INVALID_STATE");
     assertThat(registry.scrape())
         .contains("cmo_control_calls_total{call=\"DESCRIBE\"} 4.0")
         .contains("cmo_control_call_errors_total{call=\"DESCRIBE\",code=\"NOT_LEADER\"} 2.0")
         .contains("cmo_control_call_errors_total{call=\"TRUNCATE\",code=\"UNREACHABLE\"} 1.0")
+        .contains(
+            "cmo_control_call_errors_total{call=\"START_MIRRORING\",code=\"INVALID_STATE\"} 1.0")
         .contains("cmo_stop_duration_seconds_count 1");
   }
 

@@ -82,18 +82,33 @@ class FailbackPlannerTest {
   }
 
   @Test
-  void anUnknownSourceEpochIsSentAsMinusOneForThePluginToRefuseNotGuessed() {
-    // Given a stop recorded without the source epoch (a plugin before the epoch history)
+  void aStopWithoutItsSourceEpochOrLastMirroredOffsetIsRefusedNotSent() {
+    // Given stops recorded without the source epoch (a plugin before the epoch history), with -1
+    // as the epoch, and without a last mirrored offset
     PartitionObservation.Stop noEpoch =
         new PartitionObservation.Stop("STOPPED", 5, 100L, 99L, 120L, A);
+    PartitionObservation.Stop minusOne =
+        new PartitionObservation.Stop("STOPPED", 5, 100L, 99L, 120L, A, -1);
+    PartitionObservation.Stop noOffset =
+        new PartitionObservation.Stop("STOPPED", 5, 100L, null, 120L, A, 4);
     Map<PartitionKey, PartitionObservation> onB =
-        Map.of(key(0), described(0, mirror("STOPPED", 0), noEpoch));
+        Map.of(
+            key(0), described(0, mirror("STOPPED", 0), noEpoch),
+            key(1), described(1, mirror("STOPPED", 0), minusOne),
+            key(2), described(2, mirror("STOPPED", 0), noOffset));
 
-    // When the failback plans it
-    FailbackPlanner.Alignments a = FailbackPlanner.alignments(List.of(key(0)), onB, B, A);
+    // When the failback plans them
+    FailbackPlanner.Alignments a =
+        FailbackPlanner.alignments(List.of(key(0), key(1), key(2)), onB, B, A);
 
-    // Then the epoch is -1 (the plugin refuses FailbackEpochUnknown), not some other value
-    assertThat(a.alignTo().get(key(0))).isEqualTo(new FailbackPlanner.AlignTo(99, -1));
+    // Then none is aligned (no call can truncate them), and each says why, naming the partition
+    // and both clusters
+    assertThat(a.alignTo()).isEmpty();
+    assertThat(a.problems().get(key(0)))
+        .contains("orders-0", B, A, "recorded last mirrored offset 99", "FailbackEpochUnknown");
+    assertThat(a.problems().get(key(1))).contains("orders-1", "FailbackEpochUnknown");
+    assertThat(a.problems().get(key(2)))
+        .contains("orders-2", B, A, "without a last mirrored offset", "nothing is truncated");
   }
 
   @Test
@@ -121,5 +136,34 @@ class FailbackPlannerTest {
     assertThat(refused.action()).isEqualTo(Action.WAIT);
     assertThat(refused.phase()).isEqualTo(PartitionPhase.FAILED);
     assertThat(refused.message()).contains("orders-1", "no recorded stop");
+  }
+
+  @Test
+  void aFailbackTakesOverOnlyACompletedStopOfAnEarlierMirror() {
+    // Given the destination's partition 0 STOPPED behind its barrier under the earlier mirror
+    // "earlier", and partition 1 still MIRRORING under it
+    PartitionObservation.Mirror stopped =
+        new PartitionObservation.Mirror("earlier", "STOPPED", SOURCE, SOURCE, 99L, 0L, null);
+    PartitionObservation.Mirror mirroring =
+        new PartitionObservation.Mirror("earlier", "MIRRORING", SOURCE, SOURCE, 99L, 0L, null);
+    PartitionObservation done = described(0, stopped, stop("STOPPED", 120L));
+    PartitionObservation running = described(1, mirroring, null);
+    MirrorIntent failback =
+        new MirrorIntent(MirrorIntent.Target.MIRRORING, "fb", SOURCE, false, true);
+    MirrorIntent plain = new MirrorIntent(MirrorIntent.Target.MIRRORING, "fb", SOURCE, false);
+
+    // Then a failback starts the completed one, naming the earlier mirror
+    FailoverPlan taken = FailoverPlanner.plan(failback, List.of(done), null, 1000);
+    assertThat(taken.refusals()).isEmpty();
+    assertThat(taken.decisions().get(0).action()).isEqualTo(Action.START_MIRRORING);
+    assertThat(taken.decisions().get(0).message()).contains("orders-0", "earlier", "fb");
+    // but neither a plain start nor a failback takes over another mirror that is not stopped
+    assertThat(FailoverPlanner.plan(plain, List.of(done), null, 1000).refusals())
+        .singleElement()
+        .asString()
+        .contains("registered under mirror earlier");
+    FailoverPlan refused = FailoverPlanner.plan(failback, List.of(done, running), null, 1000);
+    assertThat(refused.refusals()).singleElement().asString().contains("orders-1", "earlier");
+    assertThat(refused.decisions()).allMatch(d -> d.action() == Action.NONE);
   }
 }

@@ -42,8 +42,9 @@ import org.junit.jupiter.api.Test;
  * Failback through the operator (issue 13 items 1 and 2): A→B fails over while A holds split-brain
  * records B never received, then a ClusterMirror B→A with {@code initialSync: TruncateAndRestore}
  * aligns A to B's recorded stop, mirrors B (B's barrier included), and a planned switchback
- * (AfterCatchUp) stops it on A behind A's own barrier; each failed-over cluster verified by the
- * {@link FailoverChecker}.
+ * (AfterCatchUp) stops it on A behind A's own barrier; then A→B again the same way (B's split-brain
+ * records written after the switchback discarded, reported first), with new producers on each side
+ * each time; each failed-over cluster verified by the {@link FailoverChecker}.
  *
  * <p>Two single-node clusters, both with the plugin (each is a mirror destination in one leg),
  * started once. "A isolated" is a Paused A→B mirror: B stops fetching, A keeps taking writes, as
@@ -112,18 +113,18 @@ class FailbackIT {
     setState("a-to-b", MirrorState.Stopped);
     awaitCondition("a-to-b", Conditions.STOPPED, Conditions.TRUE);
 
-    // Then B is a verified failover, and new producers on B (one with an id A used) write
-    verifyFailedOver(b, ledger.copy(), "fb-b-check");
-    Set<Long> collidedOnB =
-        FailoverChecker.of(b, ledger).writeWithCollidingProducer(TOPIC, PARTITIONS, "fb-b", 6);
-    assertThat(collidedOnB).as("a new producer on B with a producer id A used").isNotEmpty();
+    // Then B is a verified failover: new producers on B (one with an id A used) write, and their
+    // records are part of what every later leg must keep
+    verifyFailedOver(b, ledger, "fb-b-check");
     LedgerWrites.transactions(ledger, b.bootstrapServers(), TOPIC, PARTITIONS, 2, 1, "fb-b");
     // More producers on B than A has had, so that B's ids (mirrored to A with B's batches) reach
-    // beyond A's own allocation and a new producer on A after the switchback collides with one
-    for (int i = 0; i < 5; i++) {
-      LedgerWrites.idempotent(ledger, b.bootstrapServers(), TOPIC, PARTITIONS, 1, "fb-b-more" + i);
-    }
+    // beyond A's own allocation (its recorded ids and the split-brain producer) and a new producer
+    // on A after the switchback collides with one
+    producersUntilIdReaches(ledger, b, maxRecordedId(ledger, a) + 3, "fb-b-more");
     FailoverChecker.recordProducerIds(ledger, b, TOPIC, PARTITIONS);
+    // The stopped A->B mirror is deleted (deletionPolicy Retain: the operator calls nothing), as
+    // the runbook says, before the failback is applied
+    deleteMirror("a-to-b");
 
     // When the failback B->A is applied with TruncateAndRestore
     client.resource(mirror("b-to-a", b, a, InitialSync.TruncateAndRestore)).create();
@@ -141,18 +142,7 @@ class FailbackIT {
 
     // And what A discarded is accounted for per partition (exactly the split-brain records, from
     // B's mirrored end), in status (planned first, then truncated) and in a Warning Event
-    ClusterMirrorStatus afterFailback = status("b-to-a");
-    assertThat(afterFailback.getFailback()).hasSize(PARTITIONS);
-    for (FailbackDiscard row : afterFailback.getFailback()) {
-      assertThat(row.getTopic()).isEqualTo(TOPIC);
-      assertThat(row.getTruncated()).as("%s", row.getMessage()).isTrue();
-      assertThat(row.getDiscardedRecords()).isEqualTo((long) SPLIT_BRAIN_PER_PARTITION);
-      assertThat(row.getDiscardedBytes()).isPositive();
-      assertThat(row.getAlignmentOffset()).isEqualTo(mirroredOnB.get(row.getPartition()));
-      assertThat(row.getDiscardedFromOffset()).isEqualTo(mirroredOnB.get(row.getPartition()));
-      assertThat(row.getDiscardedToOffset())
-          .isEqualTo(mirroredOnB.get(row.getPartition()) + SPLIT_BRAIN_PER_PARTITION);
-    }
+    assertDiscardRows("b-to-a", mirroredOnB);
     awaitWarning("b-to-a", "FailbackDiscards", "will discard (planned", "orders-0", "orders-1");
     awaitWarning("b-to-a", "FailbackDiscards", " discarded: ", "orders-0 (truncated) offsets");
 
@@ -162,15 +152,129 @@ class FailbackIT {
 
     // Then A holds every committed record of both legs once at B's offsets, none of the
     // split-brain ones, B's barrier and its own, and no producer state of A's or B's producers
+    // What A mirrored is B's whole log (AfterCatchUp, nothing written on B since): A's stop
+    // records it as the last mirrored offset, where the next failback aligns B
+    Map<Integer, Long> mirroredOnA = logEnds(b);
     verifyFailedOver(a, ledger, "fb-a2");
     for (int p = 0; p < PARTITIONS; p++) {
       assertThat(barrierSources(a, p))
-          .as("barriers on A, partition %d", p)
-          .containsExactlyInAnyOrder(a.clusterId(), b.clusterId());
+          .as("barriers on A by offset, partition %d (B's copied, A's own)", p)
+          .containsExactly(a.clusterId(), b.clusterId());
+    }
+    long secondLeg = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+
+    // When A->B is failed back again: B, still writable, takes split-brain writes after the
+    // switchback, A has new producers (committed and aborted transactions, and more ids than B
+    // has had), and a new ClusterMirror A->B with TruncateAndRestore is applied
+    deleteMirror("b-to-a");
+    WriteLedger splitBrainOnB = new WriteLedger();
+    LedgerWrites.idempotent(
+        splitBrainOnB,
+        b.bootstrapServers(),
+        TOPIC,
+        PARTITIONS,
+        SPLIT_BRAIN_PER_PARTITION,
+        "fb-split-b");
+    LedgerWrites.transactions(ledger, a.bootstrapServers(), TOPIC, PARTITIONS, 2, 1, "fb-a3");
+    producersUntilIdReaches(ledger, a, maxRecordedId(ledger, b) + 3, "fb-a-more");
+    FailoverChecker.recordProducerIds(ledger, a, TOPIC, PARTITIONS);
+    client.resource(mirror("a-to-b-2", a, b, InitialSync.TruncateAndRestore)).create();
+
+    // Then B drops its split-brain records (reported first), mirrors A to A's end (A's barrier
+    // included), and is Mirroring under a-to-b-2
+    awaitCondition("a-to-b-2", Conditions.MIRRORING, Conditions.TRUE);
+    awaitCaughtUp(a, b);
+    for (int p = 0; p < PARTITIONS; p++) {
+      JsonNode d = describe(b, p);
+      assertThat(d.path("mirror").path("mirrorName").asText())
+          .as(d.toString())
+          .isEqualTo("a-to-b-2");
+      assertThat(d.path("mirror").path("state").asText()).as(d.toString()).isEqualTo("MIRRORING");
+      assertThat(barrierSources(b, p)).as("barriers on B, partition %d", p).contains(b.clusterId());
+    }
+    assertDiscardRows("a-to-b-2", mirroredOnA);
+    awaitWarning("a-to-b-2", "FailbackDiscards", "will discard (planned", "orders-0", "orders-1");
+    awaitWarning("a-to-b-2", "FailbackDiscards", " discarded: ", "orders-0 (truncated) offsets");
+
+    // When the planned switchback stops the A->B mirror on B after catch-up
+    setState("a-to-b-2", MirrorState.Stopped);
+    awaitCondition("a-to-b-2", Conditions.STOPPED, Conditions.TRUE);
+
+    // Then B holds every committed record of all three legs once at A's offsets, none of either
+    // side's split-brain records, and a new producer on B whose id A used writes safely
+    verifyFailedOver(b, ledger, "fb-b3");
+    for (int p = 0; p < PARTITIONS; p++) {
+      assertThat(barrierSources(b, p))
+          .as("barriers on B by offset, partition %d (leg 1, A's copied, leg 3)", p)
+          .containsExactly(a.clusterId(), b.clusterId(), a.clusterId());
     }
     System.out.printf(
-        "FailbackIT: A->B, B->A, switchback in %d s%n",
-        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+        "FailbackIT: A->B, B->A, switchback in %d s; A->B again in %d s%n",
+        secondLeg, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) - secondLeg);
+  }
+
+  /**
+   * The failback's status rows of {@code name}: one per partition, truncated, discarding exactly
+   * the split-brain records from the recorded end of the earlier mirror.
+   */
+  private static void assertDiscardRows(String name, Map<Integer, Long> alignedAt) {
+    ClusterMirrorStatus s = status(name);
+    assertThat(s.getFailback()).as("status.failback of %s", name).hasSize(PARTITIONS);
+    for (FailbackDiscard row : s.getFailback()) {
+      long at = alignedAt.get(row.getPartition());
+      assertThat(row.getTopic()).isEqualTo(TOPIC);
+      assertThat(row.getTruncated()).as("%s", row.getMessage()).isTrue();
+      assertThat(row.getDiscardedRecords())
+          .as("%s", row.getMessage())
+          .isEqualTo((long) SPLIT_BRAIN_PER_PARTITION);
+      assertThat(row.getDiscardedBytes()).isPositive();
+      assertThat(row.getAlignmentOffset()).isEqualTo(at);
+      assertThat(row.getDiscardedFromOffset()).isEqualTo(at);
+      assertThat(row.getDiscardedToOffset()).isEqualTo(at + SPLIT_BRAIN_PER_PARTITION);
+    }
+  }
+
+  /** The highest producer id recorded in the ledger for {@code cluster}. */
+  private static long maxRecordedId(WriteLedger ledger, KafkaCluster cluster) {
+    return ledger.producerIdsByCluster().getOrDefault(cluster.name(), Set.of()).stream()
+        .mapToLong(Long::longValue)
+        .max()
+        .orElse(-1L);
+  }
+
+  /**
+   * New idempotent producers on {@code writer}, one record per partition each (into the ledger),
+   * until the highest producer id in its producer state is at least {@code target}; at most 40.
+   */
+  private static void producersUntilIdReaches(
+      WriteLedger ledger, KafkaCluster writer, long target, String tag) throws Exception {
+    for (int i = 0; i < 40; i++) {
+      long max =
+          FailoverChecker.producerIds(writer, TOPIC, PARTITIONS).values().stream()
+              .flatMap(Set::stream)
+              .mapToLong(Long::longValue)
+              .max()
+              .orElse(-1L);
+      if (max >= target) {
+        return;
+      }
+      LedgerWrites.idempotent(ledger, writer.bootstrapServers(), TOPIC, PARTITIONS, 1, tag + i);
+    }
+    throw new AssertionError(
+        writer.name() + "'s producer ids did not reach " + target + " after 40 new producers");
+  }
+
+  private static void deleteMirror(String name) {
+    client.resources(ClusterMirror.class).inNamespace(NS).withName(name).delete();
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.resources(ClusterMirror.class).inNamespace(NS).withName(name).get())
+                    .as("ClusterMirror %s/%s after its deletion", NS, name)
+                    .isNull());
   }
 
   private static void verifyFailedOver(KafkaCluster cluster, WriteLedger ledger, String tag)
@@ -293,12 +397,28 @@ class FailbackIT {
             });
   }
 
+  /**
+   * The source cluster id of each barrier the partition's producer state was reset by, one per
+   * barrier offset: describe's {@code barrierResets} lists reset events, and a truncation replays
+   * the barriers below it (a second event of the same barrier, on the rebuild path).
+   */
   private static List<String> barrierSources(KafkaCluster cluster, int partition) {
-    List<String> out = new ArrayList<>();
+    Map<Long, String> byOffset = new java.util.TreeMap<>();
     describe(cluster, partition)
         .path("barrierResets")
-        .forEach(r -> out.add(r.path("sourceClusterId").asText()));
-    return out;
+        .forEach(
+            r ->
+                byOffset.merge(
+                    r.path("barrierOffset").asLong(-1),
+                    r.path("sourceClusterId").asText(),
+                    (x, y) -> {
+                      assertThat(y)
+                          .as("the barrier at one offset reset twice with two sources")
+                          .isEqualTo(x);
+                      return x;
+                    }));
+    assertThat(byOffset).as("barrier offsets on %s", cluster.name()).doesNotContainKey(-1L);
+    return new ArrayList<>(byOffset.values());
   }
 
   private static JsonNode describe(KafkaCluster cluster, int partition) {

@@ -151,6 +151,20 @@ final class TestingBrokerControl implements BrokerControl {
     return body;
   }
 
+  /** The reconciler's unit tests run no failback: a call here is a wiring mistake. */
+  @Override
+  public List<ControlResult> startFailback(
+      int brokerId,
+      String address,
+      ControlClient.Channel channel,
+      List<PartitionKey> keys,
+      String sourceClusterId,
+      String mirrorName,
+      ControlRequest.MirrorSource source,
+      Failback failback) {
+    throw new AssertionError("unexpected failback start on broker " + brokerId + " for " + keys);
+  }
+
   @Override
   public List<ControlResult> act(
       Action action,
