@@ -206,6 +206,36 @@ class ClusterMirrorAdmissionIT {
   }
 
   @Test
+  void aTopicConfigSyncThatWouldTakeTheDestinationsSafetySettingsIsRefusedAtAdmission() {
+    assertRejected(
+        "configs-min-isr",
+        y ->
+            y.replace(
+                "  topics:",
+                "  topicConfigs: {include: [retention.ms, min.insync.replicas]}\n  topics:"),
+        "spec.topicConfigs.include: min.insync.replicas, unclean.leader.election.enable");
+    assertRejected(
+        "configs-unclean",
+        y ->
+            y.replace(
+                "  topics:",
+                "  topicConfigs: {include: [unclean.leader.election.enable]}\n  topics:"),
+        "stay the destination's own");
+    assertRejected(
+        "configs-interval",
+        y -> y.replace("  topics:", "  topicConfigs: {syncIntervalSeconds: 0}\n  topics:"),
+        "spec.topicConfigs.syncIntervalSeconds");
+    GenericKubernetesResource created =
+        create(
+            VALID
+                .replace("NAME", "with-configs")
+                .replace("  topics:", "  topicConfigs: {exclude: [segment.ms]}\n  topics:"));
+    assertThat(spec(created).get("topicConfigs").toString())
+        .contains("enabled=true")
+        .contains("syncIntervalSeconds=30");
+  }
+
+  @Test
   void aConsumerGroupSyncIsAcceptedWithItsDefaultInterval() {
     GenericKubernetesResource created =
         create(

@@ -45,7 +45,19 @@ public interface ClusterAdmin extends AutoCloseable {
    * Creates topics with {@link #mirrorTopicConfigs} (an existing one is fine: its configs are
    * checked when it is stopped).
    */
-  void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
+  default void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
+      throws KafkaCallException {
+    createTopics(partitionCounts, replicationFactor, Map.of());
+  }
+
+  /**
+   * Creates topics with {@code topicConfigs} (per topic; the source's synced configs) and {@link
+   * #mirrorTopicConfigs}, which win (an existing topic is fine).
+   */
+  void createTopics(
+      Map<String, Integer> partitionCounts,
+      short replicationFactor,
+      Map<String, Map<String, String>> topicConfigs)
       throws KafkaCallException;
 
   /**
@@ -53,6 +65,16 @@ public interface ClusterAdmin extends AutoCloseable {
    * the new partitions get the topic's replication factor and configs.
    */
   void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException;
+
+  /**
+   * The effective values of configs {@code keys} of {@code topics}; a topic the cluster does not
+   * have is absent, a config it does not report is absent from its map.
+   */
+  Map<String, Map<String, String>> topicConfigs(Collection<String> topics, Set<String> keys)
+      throws KafkaCallException;
+
+  /** Sets topic configs (incrementally: every other config of the topic is left as it is). */
+  void alterTopicConfigs(Map<String, Map<String, String>> configs) throws KafkaCallException;
 
   /** Releases the client; never throws. */
   @Override

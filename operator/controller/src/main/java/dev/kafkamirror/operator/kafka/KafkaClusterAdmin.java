@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
@@ -178,12 +179,20 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
    * configs are checked when it is stopped).
    */
   @Override
-  public void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
+  public void createTopics(
+      Map<String, Integer> partitionCounts,
+      short replicationFactor,
+      Map<String, Map<String, String>> topicConfigs)
       throws KafkaCallException {
     List<NewTopic> topics = new ArrayList<>();
-    Map<String, String> configs = ClusterAdmin.mirrorTopicConfigs(replicationFactor);
+    Map<String, String> safety = ClusterAdmin.mirrorTopicConfigs(replicationFactor);
     partitionCounts.forEach(
-        (t, n) -> topics.add(new NewTopic(t, n, replicationFactor).configs(configs)));
+        (t, n) -> {
+          Map<String, String> configs =
+              new java.util.TreeMap<>(topicConfigs.getOrDefault(t, Map.of()));
+          configs.putAll(safety);
+          topics.add(new NewTopic(t, n, replicationFactor).configs(configs));
+        });
     try {
       admin.createTopics(topics).all().get(timeoutMs, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -224,6 +233,56 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
     get(
         admin.createPartitions(increases).all(),
         "add partitions to topics " + new java.util.TreeMap<>(partitionCounts));
+  }
+
+  @Override
+  public Map<String, Map<String, String>> topicConfigs(Collection<String> topics, Set<String> keys)
+      throws KafkaCallException {
+    if (topics.isEmpty()) {
+      return Map.of();
+    }
+    Set<String> present = topicNames();
+    List<ConfigResource> resources = new ArrayList<>();
+    for (String t : topics) {
+      if (present.contains(t)) {
+        resources.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
+      }
+    }
+    if (resources.isEmpty()) {
+      return Map.of();
+    }
+    Map<ConfigResource, Config> described =
+        get(admin.describeConfigs(resources).all(), "describe the configs of topics " + topics);
+    Map<String, Map<String, String>> out = new java.util.TreeMap<>();
+    described.forEach(
+        (resource, config) -> {
+          Map<String, String> values = new java.util.TreeMap<>();
+          for (ConfigEntry e : config.entries()) {
+            if (keys.contains(e.name()) && !e.isSensitive() && e.value() != null) {
+              values.put(e.name(), e.value());
+            }
+          }
+          out.put(resource.name(), values);
+        });
+    return out;
+  }
+
+  @Override
+  public void alterTopicConfigs(Map<String, Map<String, String>> configs)
+      throws KafkaCallException {
+    if (configs.isEmpty()) {
+      return;
+    }
+    Map<ConfigResource, Collection<AlterConfigOp>> ops = new HashMap<>();
+    configs.forEach(
+        (topic, values) -> {
+          List<AlterConfigOp> list = new ArrayList<>();
+          values.forEach(
+              (k, v) ->
+                  list.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+          ops.put(new ConfigResource(ConfigResource.Type.TOPIC, topic), list);
+        });
+    get(admin.incrementalAlterConfigs(ops).all(), "set the configs " + configs);
   }
 
   private <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what)

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *       ({@link GroupOffsetSync}: periodically while Mirroring or Paused, and once more inside a
  *       stop right before partitions are made writable; it never throws, so it never holds a stop);
  *       partitions the source gained ({@link TopicSync}: added on the destination, reported while
- *       missing; never throws);
+ *       missing; never throws); topic configs ({@link TopicConfigSync}: at creation and
+ *       periodically while Mirroring or Paused; never throws);
  *   <li><b>record</b>: the status, Events and metrics ({@link StatusRecorder}).
  * </ol>
  *
@@ -86,6 +87,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private final GroupOffsetSync groupSync;
   private final TopicSync topicSync;
   private final EventRecorder events;
+  private final TopicConfigSync topicConfigs;
 
   /** The production wiring: the API server, Kafka's Admin client, JOSDK's finalizer updates. */
   public ClusterMirrorReconciler(
@@ -152,7 +154,9 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     this.events = events;
     this.resolver = resolver;
     this.admins = admins;
-    this.topics = new MissingTopics(admins);
+    this.topicConfigs =
+        new TopicConfigSync(admins, events, clock, nanoTime, settings.adminTimeoutMs());
+    this.topics = new MissingTopics(admins, topicConfigs);
     this.topicSync = new TopicSync(admins, clock, nanoTime);
     this.rounds = new FailoverRounds(driver);
     this.ownWrites = new OwnWriteFilter(nanoTime);
@@ -237,7 +241,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     FailoverRounds.Progress progress = new FailoverRounds.Progress();
     try {
       if (scope.target != MirrorIntent.Target.STOPPED) {
-        topics.create(ref, mirror, destination, settings.adminTimeoutMs());
+        topics.create(ref, cr, mirror, destination, settings.adminTimeoutMs());
       }
       FailoverRounds.FailbackSource failback =
           sourceControl == null
@@ -269,6 +273,17 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     scope.failback = failbackRows(scope, progress);
     var plan = progress.planWithErrors();
     if (scope.target != MirrorIntent.Target.STOPPED && plan != null) {
+      // topic configs, while Mirroring or Paused: never a topic stopping or stopped
+      topicConfigs.periodic(
+          scope.ref,
+          scope.cr,
+          mirror,
+          destination,
+          plan.decisions().stream()
+              .filter(
+                  d -> d.phase() == PartitionPhase.STOPPING || d.phase() == PartitionPhase.STOPPED)
+              .map(d -> d.key().topic())
+              .collect(java.util.stream.Collectors.toSet()));
       // consumer group offsets, while Mirroring or Paused: never a writable partition
       groupSync.periodic(
           scope.ref,
@@ -411,9 +426,11 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
             inputs,
             workRemains,
             effective,
-            groupSync.status(scope.cr, scope.previous),
-            topicSync.status(scope.cr, scope.previous),
-            scope.failback);
+            new StatusRecorder.Extras(
+                groupSync.status(scope.cr, scope.previous),
+                topicSync.status(scope.cr, scope.previous),
+                topicConfigs.status(scope.cr, scope.previous),
+                scope.failback));
     return UpdateControl.<ClusterMirror>noUpdate().rescheduleAfter(delay);
   }
 
@@ -467,6 +484,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private void forget(ClusterMirror cr, String ref) {
     groupSync.forget(ref, cr.getMetadata().getUid());
     topicSync.forget(cr.getMetadata().getUid());
+    topicConfigs.forget(cr.getMetadata().getUid());
     status.forget(cr.getMetadata().getUid());
     admins.forget(ref);
   }

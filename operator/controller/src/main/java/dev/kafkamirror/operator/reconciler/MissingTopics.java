@@ -1,5 +1,6 @@
 package dev.kafkamirror.operator.reconciler;
 
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import java.util.List;
 import java.util.Map;
@@ -8,10 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creates the selected source topics the destination lacks, with the source's partition counts and
- * {@link ClusterAdmin#mirrorTopicConfigs}. The source is only asked when a pattern selects topics
- * or a named topic is missing, and a source that cannot be reached creates nothing and fails
- * nothing (the topics are created on a later reconcile): a dead source must not stall a stop.
+ * Creates the selected source topics the destination lacks, with the source's partition counts, the
+ * source's synced topic configs ({@link TopicConfigSync#forCreation}) and {@link
+ * ClusterAdmin#mirrorTopicConfigs}. The source is only asked when a pattern selects topics or a
+ * named topic is missing, and a source that cannot be reached creates nothing and fails nothing
+ * (the topics are created on a later reconcile): a dead source must not stall a stop.
  */
 public final class MissingTopics {
 
@@ -21,9 +23,11 @@ public final class MissingTopics {
   static final long SOURCE_TIMEOUT_MS = 3_000L;
 
   private final AdminClients admins;
+  private final TopicConfigSync configs;
 
-  public MissingTopics(AdminClients admins) {
+  public MissingTopics(AdminClients admins, TopicConfigSync configs) {
     this.admins = admins;
+    this.configs = configs;
   }
 
   /**
@@ -32,7 +36,11 @@ public final class MissingTopics {
    * @throws ClusterAdmin.KafkaCallException when the destination cannot be listed or written
    */
   public void create(
-      String ref, ResolvedMirror mirror, ClusterAdmin destination, long adminTimeoutMs)
+      String ref,
+      ClusterMirror cr,
+      ResolvedMirror mirror,
+      ClusterAdmin destination,
+      long adminTimeoutMs)
       throws ClusterAdmin.KafkaCallException {
     Set<String> onDestination = destination.topicNames();
     if (!mirror.topics().hasPatterns() && onDestination.containsAll(mirror.topics().names())) {
@@ -59,6 +67,6 @@ public final class MissingTopics {
     short rf = (short) Math.max(1, Math.min(3, brokers));
     LOG.info(
         "clusterMirror={} creating destination topics {} (replication factor {})", ref, counts, rf);
-    destination.createTopics(counts, rf);
+    destination.createTopics(counts, rf, configs.forCreation(ref, cr, source, missing));
   }
 }

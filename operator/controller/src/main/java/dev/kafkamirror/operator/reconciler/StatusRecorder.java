@@ -152,12 +152,30 @@ public final class StatusRecorder {
       StatusInputs inputs,
       boolean workRemains,
       ReconcilerSettings settings) {
-    return record(cr, ref, previous, inputs, workRemains, settings, null);
+    return record(cr, ref, previous, inputs, workRemains, settings, Extras.NONE);
+  }
+
+  /**
+   * What the reconcile's other collaborators report beside the plan, each recorded as it is (null:
+   * absent from the status).
+   *
+   * @param groupSync the consumer group offset sync ({@link GroupOffsetSync})
+   * @param topicSync the source's partition growth ({@link TopicSync})
+   * @param topicConfigSync the topic config sync ({@link TopicConfigSync})
+   * @param failback a failback's discard rows
+   */
+  public record Extras(
+      dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync,
+      dev.kafkamirror.operator.api.v1alpha1.TopicSyncStatus topicSync,
+      dev.kafkamirror.operator.api.v1alpha1.TopicConfigSyncStatus topicConfigSync,
+      java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failback) {
+    /** Nothing beside the plan. */
+    public static final Extras NONE = new Extras(null, null, null, null);
   }
 
   /**
    * {@link #record(ClusterMirror, String, ClusterMirrorStatus, StatusInputs, boolean,
-   * ReconcilerSettings)} with the consumer group sync's status ({@code groupSync}; null: none).
+   * ReconcilerSettings)} with what the other collaborators report ({@link Extras}).
    */
   public long record(
       ClusterMirror cr,
@@ -166,29 +184,13 @@ public final class StatusRecorder {
       StatusInputs inputs,
       boolean workRemains,
       ReconcilerSettings settings,
-      dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync) {
-    return record(cr, ref, previous, inputs, workRemains, settings, groupSync, null, null);
-  }
-
-  /**
-   * As above, with the topic sync's status ({@code topicSync}; null: none) and the failback's
-   * discard rows ({@code failback}; null: none).
-   */
-  public long record(
-      ClusterMirror cr,
-      String ref,
-      ClusterMirrorStatus previous,
-      StatusInputs inputs,
-      boolean workRemains,
-      ReconcilerSettings settings,
-      dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSyncStatus groupSync,
-      dev.kafkamirror.operator.api.v1alpha1.TopicSyncStatus topicSync,
-      java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failback) {
+      Extras extras) {
     ClusterMirrorStatus status = StatusComputer.compute(inputs, clock);
-    status.setFailback(failback);
     status.setControlChannel(controlChannel(cr));
-    status.setConsumerGroupSync(groupSync);
-    status.setTopicSync(topicSync);
+    status.setConsumerGroupSync(extras.groupSync());
+    status.setTopicSync(extras.topicSync());
+    status.setTopicConfigSync(extras.topicConfigSync());
+    status.setFailback(extras.failback());
     announceTransitions(cr, ref, previous, status);
     if (previous.getStopFinishedAt() == null
         && status.getStopFinishedAt() != null
@@ -265,6 +267,7 @@ public final class StatusRecorder {
     c.setControlChannel(s.getControlChannel());
     c.setConsumerGroupSync(s.getConsumerGroupSync());
     c.setTopicSync(s.getTopicSync());
+    c.setTopicConfigSync(s.getTopicConfigSync());
     c.setFailback(s.getFailback());
     return c;
   }

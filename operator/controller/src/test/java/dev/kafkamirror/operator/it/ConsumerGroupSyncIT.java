@@ -10,6 +10,7 @@ import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.ConsumerGroupSync;
 import dev.kafkamirror.operator.api.v1alpha1.GroupSyncStatus;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.api.v1alpha1.TopicConfigSync;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -24,6 +25,8 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -33,6 +36,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,11 +46,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Consumer group offset sync (spec.consumerGroups) with the operator in-process, a real
- * kube-apiserver, a real source and a real plugin destination, shared by the ordered methods: a
- * group active on the destination is never overwritten; a read_committed group that committed
- * mid-stream on the source resumes on the destination, after a failover with the source killed,
- * exactly after its last commit.
+ * Topic config sync (spec.topicConfigs) and consumer group offset sync (spec.consumerGroups) with
+ * the operator in-process, a real kube-apiserver, a real source and a real plugin destination,
+ * shared by the ordered methods: the destination topic takes the source's configs but not its
+ * unclean election setting, and drift is corrected; a group active on the destination is never
+ * overwritten; a read_committed group that committed mid-stream on the source resumes on the
+ * destination, after a failover with the source killed, exactly after its last commit.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsumerGroupSyncIT {
@@ -70,7 +75,15 @@ class ConsumerGroupSyncIT {
     source = env.startSource("grp-a");
     destination = env.startDestination("grp-b");
     env.startOperator(Map.of("CMO_REQUEUE_MS", "300", "CMO_RESYNC_MS", "2000"));
-    source.createTopic(TOPIC, PARTITIONS, 1, Map.of());
+    // The source topic keeps records forever, takes larger messages and allows unclean election
+    source.createTopic(
+        TOPIC,
+        PARTITIONS,
+        1,
+        Map.of(
+            "retention.ms", "-1",
+            "max.message.bytes", "2000000",
+            "unclean.leader.election.enable", "true"));
     ClusterMirror cr =
         MirrorFixtures.clusterMirror(
             NS,
@@ -85,6 +98,9 @@ class ConsumerGroupSyncIT {
     groups.setExclude(List.of("app-ignored"));
     groups.setSyncIntervalSeconds(1);
     cr.getSpec().setConsumerGroups(groups);
+    TopicConfigSync configs = new TopicConfigSync();
+    configs.setSyncIntervalSeconds(1);
+    cr.getSpec().setTopicConfigs(configs);
     client.resource(cr).create();
   }
 
@@ -93,6 +109,60 @@ class ConsumerGroupSyncIT {
     if (env != null) {
       env.close();
     }
+  }
+
+  @Test
+  @Order(0)
+  void theDestinationTopicTakesTheSourcesConfigsButNotItsSafetySettingsAndDriftIsCorrected()
+      throws Exception {
+    // Given the destination topic the operator created from the source topic (unknown until then)
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsInstanceOf(java.util.concurrent.ExecutionException.class)
+        .untilAsserted(
+            () ->
+                assertThat(topicConfigs(destination))
+                    .containsEntry("retention.ms", "-1")
+                    .containsEntry("max.message.bytes", "2000000")
+                    // the destination's own: a stop's barrier must not be truncated away
+                    .containsEntry("unclean.leader.election.enable", "false"));
+
+    // When someone shortens the destination's retention and the source's max.message.bytes grows
+    alterTopic(destination, Map.of("retention.ms", "60000"));
+    alterTopic(source, Map.of("max.message.bytes", "3000000"));
+
+    // Then the destination is brought back in line, its unclean election setting untouched
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(topicConfigs(destination))
+                    .containsEntry("retention.ms", "-1")
+                    .containsEntry("max.message.bytes", "3000000")
+                    .containsEntry("unclean.leader.election.enable", "false"));
+    // And status and an Event say what was corrected
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              ClusterMirrorStatus written = status();
+              assertThat(written).as("status").isNotNull();
+              var sync = written.getTopicConfigSync();
+              assertThat(sync).as("status.topicConfigSync").isNotNull();
+              assertThat(sync.getLastError()).isNull();
+              assertThat(sync.getTopicsInSync()).isEqualTo(1);
+              assertThat(sync.getConfigs())
+                  .contains("retention.ms")
+                  .doesNotContain("unclean.leader.election.enable", "min.insync.replicas");
+              assertThat(client.v1().events().inNamespace(NS).list().getItems())
+                  .anyMatch(
+                      e ->
+                          e.getReason().equals("TopicConfigsCorrected")
+                              && e.getMessage().contains(TOPIC + " retention.ms=-1 (was 60000)"));
+            });
   }
 
   @Test
@@ -371,6 +441,32 @@ class ConsumerGroupSyncIT {
           .get(30, TimeUnit.SECONDS)
           .forEach((tp, i) -> out.put(tp, i.offset()));
       return out;
+    }
+  }
+
+  private static Map<String, String> topicConfigs(KafkaCluster cluster) throws Exception {
+    try (Admin admin = cluster.admin()) {
+      ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
+      Map<String, String> out = new TreeMap<>();
+      admin
+          .describeConfigs(List.of(r))
+          .all()
+          .get(30, TimeUnit.SECONDS)
+          .get(r)
+          .entries()
+          .forEach(e -> out.put(e.name(), e.value()));
+      return out;
+    }
+  }
+
+  private static void alterTopic(KafkaCluster cluster, Map<String, String> configs)
+      throws Exception {
+    try (Admin admin = cluster.admin()) {
+      ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
+      List<AlterConfigOp> ops = new java.util.ArrayList<>();
+      configs.forEach(
+          (k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+      admin.incrementalAlterConfigs(Map.of(r, ops)).all().get(30, TimeUnit.SECONDS);
     }
   }
 

@@ -22,6 +22,7 @@ import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.Reasons;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -512,6 +513,110 @@ class ClusterMirrorReconcilerTest {
     assertThat(rig.control.calls())
         .filteredOn(c -> c.what().equals("START_MIRRORING"))
         .isNotEmpty();
+  }
+
+  @Test
+  void aMissingTopicIsCreatedWithTheSourcesSyncedConfigsButNotItsSafetySettings() {
+    // Given a source topic kept forever and compacted, with min.insync.replicas 1
+    rig.source.topic(TOPIC, 2);
+    rig.source.configs.put(
+        TOPIC,
+        new java.util.TreeMap<>(
+            Map.of("retention.ms", "-1", "cleanup.policy", "compact", "min.insync.replicas", "1")));
+
+    // When a Mirroring ClusterMirror is reconciled
+    rig.reconcile(clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain));
+
+    // Then the destination topic is created with the source's retention and cleanup policy only
+    assertThat(rig.journal.lines())
+        .contains(
+            "createTopics {"
+                + TOPIC
+                + "=2} rf=3 configs={"
+                + TOPIC
+                + "={cleanup.policy=compact, retention.ms=-1}}");
+  }
+
+  @Test
+  void topicConfigDriftIsCorrectedWhileMirroringShownInStatusAndAnnounced() {
+    // Given a mirrored topic whose source keeps records forever and whose destination deletes
+    // them after 7 days, and differs on min.insync.replicas
+    rig.mirroring(1);
+    rig.source.configs.put(
+        TOPIC, new java.util.TreeMap<>(Map.of("retention.ms", "-1", "min.insync.replicas", "1")));
+    rig.destination.configs.put(
+        TOPIC,
+        new java.util.TreeMap<>(Map.of("retention.ms", "604800000", "min.insync.replicas", "2")));
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then retention is set on the destination, min.insync.replicas is left alone
+    assertThat(rig.journal.lines()).contains("alterTopicConfigs {" + TOPIC + "={retention.ms=-1}}");
+    assertThat(rig.destination.configs.get(TOPIC))
+        .containsEntry("retention.ms", "-1")
+        .containsEntry("min.insync.replicas", "2");
+    var sync = rig.statusWriter.last().getTopicConfigSync();
+    assertThat(sync.getLastError()).isNull();
+    assertThat(sync.getTopicsChecked()).isEqualTo(1);
+    assertThat(sync.getTopicsInSync()).isEqualTo(1);
+    assertThat(sync.getLastDrift())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.getTopic()).isEqualTo(TOPIC);
+              assertThat(d.getConfig()).isEqualTo("retention.ms");
+              assertThat(d.getSourceValue()).isEqualTo("-1");
+              assertThat(d.getDestinationValue()).isEqualTo("604800000");
+              assertThat(d.getState()).isEqualTo("Corrected");
+            });
+    assertThat(rig.events.events())
+        .anyMatch(
+            e -> e.startsWith("Normal TopicConfigsCorrected: ") && e.contains("retention.ms=-1"));
+
+    // When the destination drifts again: not before the interval, then corrected
+    rig.destination.configs.get(TOPIC).put("retention.ms", "1000");
+    rig.journal.clear();
+    rig.reconcile(cr);
+    assertThat(rig.journal.lines()).noneMatch(l -> l.startsWith("alterTopicConfigs"));
+    rig.advanceMs(TopicConfigSync.INTERVAL_MS);
+    rig.reconcile(cr);
+    assertThat(rig.journal.lines()).contains("alterTopicConfigs {" + TOPIC + "={retention.ms=-1}}");
+  }
+
+  @Test
+  void anUnreadableSourceLeavesTheDestinationsConfigsAndSaysWhy() {
+    // Given a mirrored topic whose source cannot be read
+    rig.mirroring(1);
+    rig.destination.configs.put(TOPIC, new java.util.TreeMap<>(Map.of("retention.ms", "1000")));
+    rig.source.failWith("connection refused");
+
+    // When reconciled
+    rig.reconcile(clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain));
+
+    // Then nothing is altered and status names the source
+    assertThat(rig.journal.lines()).noneMatch(l -> l.startsWith("alterTopicConfigs"));
+    assertThat(rig.statusWriter.last().getTopicConfigSync().getLastError())
+        .startsWith("the source's topic configs could not be read")
+        .contains("source");
+  }
+
+  @Test
+  void aDisabledSyncNeitherChangesConfigsNorReportsStatus() {
+    // Given drift and spec.topicConfigs.enabled false
+    rig.mirroring(1);
+    rig.source.configs.put(TOPIC, new java.util.TreeMap<>(Map.of("retention.ms", "-1")));
+    rig.destination.configs.put(TOPIC, new java.util.TreeMap<>(Map.of("retention.ms", "1000")));
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    var off = new dev.kafkamirror.operator.api.v1alpha1.TopicConfigSync();
+    off.setEnabled(false);
+    cr.getSpec().setTopicConfigs(off);
+
+    // When reconciled, Then nothing is altered and there is no topicConfigSync status
+    rig.reconcile(cr);
+    assertThat(rig.journal.lines()).noneMatch(l -> l.startsWith("alterTopicConfigs"));
+    assertThat(rig.statusWriter.last().getTopicConfigSync()).isNull();
   }
 
   @Test

@@ -115,11 +115,53 @@ final class TestingClusterAdmin implements ClusterAdmin {
   }
 
   @Override
-  public void createTopics(Map<String, Integer> partitionCounts, short replicationFactor)
+  public void createTopics(
+      Map<String, Integer> partitionCounts,
+      short replicationFactor,
+      Map<String, Map<String, String>> topicConfigs)
       throws KafkaCallException {
     check("create topics");
-    journal.add("createTopics " + new TreeMap<>(partitionCounts) + " rf=" + replicationFactor);
+    journal.add(
+        "createTopics "
+            + new TreeMap<>(partitionCounts)
+            + " rf="
+            + replicationFactor
+            + (topicConfigs.isEmpty() ? "" : " configs=" + new TreeMap<>(topicConfigs)));
     partitionCounts.forEach(topics::putIfAbsent);
+    topicConfigs.forEach((t, c) -> configs.putIfAbsent(t, new TreeMap<>(c)));
+  }
+
+  /** Topic configs, per topic: what topicConfigs answers and alterTopicConfigs changes. */
+  final Map<String, Map<String, String>> configs = new TreeMap<>();
+
+  @Override
+  public Map<String, Map<String, String>> topicConfigs(
+      java.util.Collection<String> names, java.util.Set<String> keys) throws KafkaCallException {
+    check("describe topic configs");
+    Map<String, Map<String, String>> out = new TreeMap<>();
+    for (String n : names) {
+      if (topics.containsKey(n)) {
+        Map<String, String> values = new TreeMap<>();
+        configs
+            .getOrDefault(n, Map.of())
+            .forEach(
+                (k, v) -> {
+                  if (keys.contains(k)) {
+                    values.put(k, v);
+                  }
+                });
+        out.put(n, values);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void alterTopicConfigs(Map<String, Map<String, String>> changes)
+      throws KafkaCallException {
+    check("alter topic configs");
+    journal.add("alterTopicConfigs " + new TreeMap<>(changes));
+    changes.forEach((t, c) -> configs.computeIfAbsent(t, x -> new TreeMap<>()).putAll(c));
   }
 
   @Override

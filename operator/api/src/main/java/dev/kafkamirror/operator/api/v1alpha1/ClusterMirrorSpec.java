@@ -103,6 +103,11 @@ public class ClusterMirrorSpec {
     this.initialSync = initialSync;
   }
 
+  @JsonPropertyDescription(
+      "Which topic configs destination topics take from their source topics (created with them,"
+          + " drift corrected while mirroring or paused). Absent: the default set is synced.")
+  private TopicConfigSync topicConfigs;
+
   public SourceCluster getSource() {
     return source;
   }
@@ -157,5 +162,13 @@ public class ClusterMirrorSpec {
 
   public void setConsumerGroups(ConsumerGroupSync consumerGroups) {
     this.consumerGroups = consumerGroups;
+  }
+
+  public TopicConfigSync getTopicConfigs() {
+    return topicConfigs;
+  }
+
+  public void setTopicConfigs(TopicConfigSync topicConfigs) {
+    this.topicConfigs = topicConfigs;
   }
 }

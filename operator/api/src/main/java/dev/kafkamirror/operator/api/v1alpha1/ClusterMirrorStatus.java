@@ -78,6 +78,9 @@ public class ClusterMirrorStatus {
     this.failback = failback;
   }
 
+  @JsonPropertyDescription("The topic config sync (spec.topicConfigs), unless it is disabled.")
+  private TopicConfigSyncStatus topicConfigSync;
+
   public String getControlChannel() {
     return controlChannel;
   }
@@ -172,5 +175,13 @@ public class ClusterMirrorStatus {
 
   public void setConsumerGroupSync(ConsumerGroupSyncStatus consumerGroupSync) {
     this.consumerGroupSync = consumerGroupSync;
+  }
+
+  public TopicConfigSyncStatus getTopicConfigSync() {
+    return topicConfigSync;
+  }
+
+  public void setTopicConfigSync(TopicConfigSyncStatus topicConfigSync) {
+    this.topicConfigSync = topicConfigSync;
   }
 }
