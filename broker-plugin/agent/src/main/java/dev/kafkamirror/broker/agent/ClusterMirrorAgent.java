@@ -17,11 +17,18 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>find the Kafka version on the broker's classpath and check it against the declared
  *       supported versions;
- *   <li>read the plugin's settings from the broker's configuration;
+ *   <li>read the agent arguments ({@code -javaagent:agent.jar=key=value,...});
  *   <li>check that every method and field the advice relies on exists with the exact expected
  *       signature, without loading any Kafka class;
- *   <li>install every transformation, then start the control endpoint.
+ *   <li>install every transformation.
  * </ol>
+ *
+ * <p>Then, when the broker has built its configuration ({@link KafkaBinding.BrokerConfigListener},
+ * before any partition's log is loaded or any request served): read the plugin's settings from it
+ * (config providers resolved by Kafka, agent arguments winning), configure the binding, reload the
+ * mirror registrations and start the control endpoint. A bad or unreadable setting there means no
+ * control endpoint and no mirror operation on this broker; a broker that holds mirror partitions
+ * then refuses to start, as when the agent cannot install ({@link StartupGuard}).
  *
  * <p>Everything written against one Kafka version's internals is reached through {@link
  * KafkaBinding}; this class and the other version-neutral packages import nothing from it.
@@ -105,9 +112,7 @@ public final class ClusterMirrorAgent {
       return "the agent jar has no " + KafkaBinding.class.getName() + " for Kafka " + version.get();
     }
     KafkaBinding binding = found.get();
-    PluginConfig config =
-        PluginConfig.fromBrokerCommandLine(System.getProperty("sun.java.command"), agentArgs);
-    binding.configure(config);
+    java.util.Map<String, String> agentSettings = PluginConfig.parseAgentArgs(agentArgs);
     List<String> missing = binding.missingTargets(TypePool.Default.of(app));
     if (!missing.isEmpty()) {
       LOG.error(
@@ -143,27 +148,100 @@ public final class ClusterMirrorAgent {
                     LOG.info("cluster mirror agent: instrumented {}", typeDescription.getName());
                   }
                 });
-    binding.instrument(builder, config).installOn(instrumentation);
+    binding
+        .instrument(builder, new LiveConfiguration(binding, version.get(), agentSettings))
+        .installOn(instrumentation);
     LOG.info(
-        "cluster mirror agent: installed on Kafka {}; MIRROR_PID_RESET rule {}",
-        version.get(),
-        config.barrierRuleEnabled()
-            ? "ENABLED"
-            : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
-    binding.start(config);
-    config
-        .controlListener()
-        .ifPresent(
-            listener -> {
-              try {
-                endpoint = ControlEndpoint.start(config, binding.partitionControl());
-              } catch (Exception e) {
-                LOG.error(
-                    "cluster mirror agent: control endpoint {} could not start; the barrier rule stays installed",
-                    listener,
-                    e);
-              }
-            });
+        "cluster mirror agent: installed on Kafka {}; the plugin's settings are read from the"
+            + " broker's configuration when the broker has built it",
+        version.get());
     return null;
+  }
+
+  /**
+   * Reads the plugin's settings from the broker's live configuration, once, on the broker's
+   * start-up thread, and starts what depends on them. Never throws into the broker.
+   */
+  private static final class LiveConfiguration implements KafkaBinding.BrokerConfigListener {
+
+    private final KafkaBinding binding;
+    private final String kafkaVersion;
+    private final java.util.Map<String, String> agentSettings;
+
+    LiveConfiguration(
+        KafkaBinding binding, String kafkaVersion, java.util.Map<String, String> agentSettings) {
+      this.binding = binding;
+      this.kafkaVersion = kafkaVersion;
+      this.agentSettings = agentSettings;
+    }
+
+    @Override
+    public void brokerConfigured(java.util.Map<String, String> brokerSettings) {
+      java.util.Map<String, String> settings = new java.util.HashMap<>(brokerSettings);
+      settings.putAll(agentSettings);
+      PluginConfig config;
+      try {
+        config = PluginConfig.from(settings);
+      } catch (RuntimeException e) {
+        refuse("a bad plugin setting: " + e.getMessage(), settings);
+        return;
+      }
+      try {
+        binding.configure(config);
+        binding.start(config);
+        LOG.info(
+            "cluster mirror agent: settings read from the broker's configuration on Kafka {};"
+                + " MIRROR_PID_RESET rule {}",
+            kafkaVersion,
+            config.barrierRuleEnabled()
+                ? "ENABLED"
+                : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
+        startEndpoint(config);
+      } catch (RuntimeException | LinkageError e) {
+        LOG.error("cluster mirror agent: cannot apply the plugin's settings", e);
+        refuse("an error while applying the plugin's settings: " + e, settings);
+      }
+    }
+
+    @Override
+    public void brokerConfigUnreadable(String reason) {
+      java.util.Map<String, String> settings = new java.util.HashMap<>();
+      try {
+        settings.putAll(PluginConfig.brokerSettings(System.getProperty("sun.java.command")));
+      } catch (RuntimeException e) {
+        LOG.error("cluster mirror agent: cannot read the broker's settings: {}", e.toString());
+      }
+      settings.putAll(agentSettings);
+      refuse(reason, settings);
+    }
+
+    /**
+     * Fail closed: no control endpoint, so no mirror operation on this broker; a broker that holds
+     * mirror partitions does not start.
+     */
+    private static void refuse(String reason, java.util.Map<String, String> settings) {
+      LOG.error(
+          "cluster mirror agent: {}; this broker serves NO mirror operation (no control endpoint)"
+              + " until the setting is fixed and the broker restarted",
+          reason);
+      StartupGuard.refuseOrContinue(reason, settings, true);
+    }
+
+    private void startEndpoint(PluginConfig config) {
+      config
+          .controlListener()
+          .ifPresent(
+              listener -> {
+                try {
+                  endpoint = ControlEndpoint.start(config, binding.partitionControl());
+                } catch (Exception e) {
+                  LOG.error(
+                      "cluster mirror agent: control endpoint {} could not start; the barrier rule"
+                          + " stays installed",
+                      listener,
+                      e);
+                }
+              });
+    }
   }
 }

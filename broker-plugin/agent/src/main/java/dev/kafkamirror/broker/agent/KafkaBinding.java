@@ -2,6 +2,7 @@ package dev.kafkamirror.broker.agent;
 
 import dev.kafkamirror.broker.agent.control.PartitionControl;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.pool.TypePool;
@@ -14,9 +15,11 @@ import net.bytebuddy.pool.TypePool;
  * implementation the agent finds with {@link java.util.ServiceLoader} ({@code
  * META-INF/services/dev.kafkamirror.broker.agent.KafkaBinding}).
  *
- * <p>{@link ClusterMirrorAgent#install} calls the methods once each, in the order declared here, on
- * the thread that runs {@code premain}; none of them may load a Kafka class before {@link
- * #instrument} has installed the transformations.
+ * <p>{@link ClusterMirrorAgent#install} calls {@link #missingTargets} and {@link #instrument} on
+ * the thread that runs {@code premain}; neither loads a Kafka class. The binding then tells its
+ * {@link BrokerConfigListener} once, when the broker has built its live configuration, and the
+ * agent calls {@link #configure}, {@link #start} and {@link #partitionControl} from there, in that
+ * order.
  */
 public interface KafkaBinding {
 
@@ -30,8 +33,23 @@ public interface KafkaBinding {
   }
 
   /**
-   * Applies the settings that need no Kafka class (the stop-state record key), before the hooked
-   * methods are checked.
+   * Told once, on the broker's start-up thread, what the broker's own configuration is: the {@code
+   * KafkaConfig} the broker runs with, after Kafka resolved its config providers ({@code
+   * ${file:path:key}} and the like), read before any partition's log is loaded and before the
+   * broker serves any request. Implementations must not throw: the call runs inside the broker.
+   */
+  interface BrokerConfigListener {
+
+    /** The broker's resolved settings, every value as a string. */
+    void brokerConfigured(Map<String, String> settings);
+
+    /** The broker's configuration exists but could not be read; {@code reason} says why. */
+    void brokerConfigUnreadable(String reason);
+  }
+
+  /**
+   * Applies the settings read from the broker's live configuration (the barrier rule switch, the
+   * stop-state record key), before {@link #start}.
    */
   void configure(PluginConfig config);
 
@@ -41,8 +59,11 @@ public interface KafkaBinding {
    */
   List<String> missingTargets(TypePool pool);
 
-  /** Adds this version's transformations to {@code builder} (which the caller then installs). */
-  AgentBuilder instrument(AgentBuilder builder, PluginConfig config);
+  /**
+   * Adds this version's transformations to {@code builder} (which the caller then installs); one of
+   * them hands the broker's configuration to {@code listener} once it exists.
+   */
+  AgentBuilder instrument(AgentBuilder builder, BrokerConfigListener listener);
 
   /**
    * After the transformations are installed: configures the durable stop state and the cluster

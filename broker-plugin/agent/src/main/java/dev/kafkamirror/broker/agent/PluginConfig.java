@@ -16,9 +16,13 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The plugin's settings, read from the broker's own {@code server.properties} (and its {@code
- * --override} arguments), so that operators configure the plugin where they configure the broker.
- * Agent arguments ({@code -javaagent:agent.jar=key=value,key=value}) win over the file.
+ * The plugin's settings, read from the broker's own live configuration (Kafka's {@code
+ * KafkaConfig}: {@code server.properties} and its {@code --override} arguments, with config
+ * provider references such as {@code ${file:/path:key}} resolved by Kafka), so that operators
+ * configure the plugin where and how they configure the broker. Agent arguments ({@code
+ * -javaagent:agent.jar=key=value,...}) win over the broker's settings. Read once, when the broker
+ * builds its ReplicaManager; a later dynamic change ({@code kafka-configs --alter}) of a {@code
+ * cluster.mirror.*} key applies at the broker's next restart.
  *
  * <ul>
  *   <li>{@value #BARRIER_RULE_ENABLE}: apply the MIRROR_PID_RESET rule (default {@code true});
@@ -69,6 +73,21 @@ public record PluginConfig(
     raw = Map.copyOf(raw);
   }
 
+  /**
+   * Names the settings but shows no value: {@link #raw()} holds the broker's resolved secrets
+   * (passwords, the control secret, JAAS configurations), which never go to a log.
+   */
+  @Override
+  public String toString() {
+    return "PluginConfig[barrierRuleEnabled="
+        + barrierRuleEnabled
+        + ", controlListener="
+        + controlListener.orElse("none")
+        + ", settings="
+        + new java.util.TreeSet<>(raw.keySet())
+        + "]";
+  }
+
   /** Settings from key/value pairs; unknown keys are kept in {@link #raw()} and ignored. */
   public static PluginConfig from(Map<String, String> settings) {
     String rule = settings.getOrDefault(BARRIER_RULE_ENABLE, "true").trim();
@@ -103,19 +122,10 @@ public record PluginConfig(
   }
 
   /**
-   * Reads the broker's configuration from its command line ({@code kafka.Kafka server.properties
-   * [--override k=v]...}, as the JVM reports it in {@code sun.java.command}), then applies the
-   * agent arguments.
-   */
-  public static PluginConfig fromBrokerCommandLine(String javaCommand, String agentArgs) {
-    Map<String, String> settings = brokerSettings(javaCommand);
-    settings.putAll(parseAgentArgs(agentArgs));
-    return from(settings);
-  }
-
-  /**
    * The broker's own settings from its command line (properties file and {@code --override}s),
-   * without the agent arguments and without validating anything.
+   * without the agent arguments and without validating anything. Only a fallback for {@link
+   * StartupGuard} when the agent cannot install or the broker's live configuration cannot be read:
+   * config provider references ({@code ${file:...}}) stay unresolved here.
    *
    * @throws IllegalArgumentException when the properties file cannot be read
    */
@@ -143,6 +153,11 @@ public record PluginConfig(
     return settings;
   }
 
+  /**
+   * The agent arguments ({@code key=value,key=value}).
+   *
+   * @throws IllegalArgumentException naming the pairs that are not {@code key=value}
+   */
   static Map<String, String> parseAgentArgs(String agentArgs) {
     Map<String, String> settings = new HashMap<>();
     if (agentArgs == null || agentArgs.isBlank()) {

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * its log dirs lists a partition not yet STOPPED, which also covers partitions adopted from the
  * cluster's mirror membership; or the file is there but cannot be read (it might list some).
  *
- * <p>Runs in {@code premain}, before any Kafka class loads. Stateless.
+ * <p>Runs in {@code premain}, before any Kafka class loads, or, for a bad plugin setting, when the
+ * broker's live configuration is read (see {@link ClusterMirrorAgent}). Stateless.
  */
 final class StartupGuard {
 
@@ -65,6 +66,19 @@ final class StartupGuard {
 
   /** Applies {@link #refusal}: logs and exits the JVM, or returns when the broker may start. */
   static void refuseOrContinue(String notInstalled, Map<String, String> settings) {
+    refuseOrContinue(notInstalled, settings, false);
+  }
+
+  /**
+   * Applies {@link #refusal}: logs and ends the JVM, or returns when the broker may start.
+   *
+   * @param brokerStarting true when called from inside the broker's start-up (the plugin's settings
+   *     are read from the broker's live configuration there): the JVM is halted rather than exited,
+   *     because Kafka's shutdown hook would wait for a start-up that this very thread holds;
+   *     nothing is lost, as no partition log is loaded yet
+   */
+  static void refuseOrContinue(
+      String notInstalled, Map<String, String> settings, boolean brokerStarting) {
     Optional<String> refusal = refusal(notInstalled, settings);
     if (refusal.isEmpty()) {
       if ("true"
@@ -80,6 +94,10 @@ final class StartupGuard {
     LOG.error(refusal.get());
     System.err.println(refusal.get());
     System.err.flush();
+    if (brokerStarting) {
+      System.out.flush();
+      Runtime.getRuntime().halt(EXIT_STATUS);
+    }
     System.exit(EXIT_STATUS);
   }
 

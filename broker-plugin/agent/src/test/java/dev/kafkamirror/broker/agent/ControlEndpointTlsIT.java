@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The control endpoint over TLS on real brokers, configured like Kafka's own TLS: a PKCS12 keystore
- * with client certificates required (mTLS), and an inline PEM key and chain.
+ * with client certificates required (mTLS), and an inline PEM key and chain. The mTLS broker gets
+ * its secret-bearing settings (control secret, keystore, key and truststore passwords) through
+ * Kafka's file config provider ({@code ${file:path:key}}), as platforms that mount secrets do: the
+ * plugin must read them from the broker's resolved configuration, not from server.properties.
  */
 class ControlEndpointTlsIT {
 
@@ -32,25 +35,45 @@ class ControlEndpointTlsIT {
   private static TestCertificates certs;
   private static KafkaCluster mtls;
   private static KafkaCluster pem;
+  private static Path secretsFile;
 
   @BeforeAll
   static void start() throws Exception {
     Path dir = Files.createTempDirectory(Path.of("target"), "control-tls");
     certs = TestCertificates.create(dir);
+    secretsFile = dir.resolve("control-secrets.properties").toAbsolutePath();
+    Files.writeString(
+        secretsFile,
+        "control.secret="
+            + PluginControlClient.TEST_SECRET
+            + "\nstore.password="
+            + TestCertificates.PASSWORD
+            + "\n");
     mtls =
         ControlEndpointTls.clientCertificatesRequired(
                 tlsBroker("tls-mtls")
                     .brokerProperty(
                         PREFIX + "ssl.keystore.location", certs.keystore("broker").toString())
-                    .brokerProperty(PREFIX + "ssl.keystore.type", "PKCS12")
-                    .brokerProperty(PREFIX + "ssl.keystore.password", TestCertificates.PASSWORD)
-                    .brokerProperty(PREFIX + "ssl.key.password", TestCertificates.PASSWORD),
+                    .brokerProperty(PREFIX + "ssl.keystore.type", "PKCS12"),
                 certs)
+            .brokerProperty("config.providers", "file")
+            .brokerProperty(
+                "config.providers.file.class",
+                "org.apache.kafka.common.config.provider.FileConfigProvider")
+            .brokerProperty(PluginControlClient.SECRET_PROPERTY, fromFile("control.secret"))
+            .brokerProperty(PREFIX + "ssl.keystore.password", fromFile("store.password"))
+            .brokerProperty(PREFIX + "ssl.key.password", fromFile("store.password"))
+            .brokerProperty(PREFIX + "ssl.truststore.password", fromFile("store.password"))
             .singleNode()
             .start();
     mtls.createTopic(TOPIC, 1, 1, Map.of());
     pem = ControlEndpointTls.pemKeyAndChain(tlsBroker("tls-pem"), certs).singleNode().start();
     pem.createTopic(TOPIC, 1, 1, Map.of());
+  }
+
+  /** A reference to {@code key} of the secrets file, resolved by Kafka's file config provider. */
+  private static String fromFile(String key) {
+    return "${file:" + secretsFile + ":" + key + "}";
   }
 
   /** A broker with the agent, its control listener and secret, and no plaintext allowance. */
@@ -87,6 +110,26 @@ class ControlEndpointTlsIT {
     // And plain HTTP gets no answer at all
     PluginControlClient plain = new PluginControlClient(hostPort, PluginControlClient.TEST_SECRET);
     assertThatThrownBy(() -> plain.describe(TOPIC, 0)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void secretsGivenThroughAConfigProviderAreReadFromTheBrokersResolvedConfiguration()
+      throws Exception {
+    String hostPort = mtls.listenerOf(1, PluginControlClient.LISTENER_PROPERTY);
+    // Given a broker whose control secret and keystore passwords are ${file:...} references
+    // (server.properties holds only the references; see start())
+    // When a client presents the secret the file holds, over mutual TLS
+    PluginControlClient client =
+        new PluginControlClient(hostPort, PluginControlClient.TEST_SECRET, context(true));
+    // Then the endpoint (its keystore opened with the resolved password) serves it
+    PluginControlClient.Response ok = client.describe(TOPIC, 0);
+    assertThat(ok.status()).isEqualTo(200);
+    assertThat(ok.result(TOPIC, 0).get("role").asText()).isEqualTo("LEADER");
+    // And the unresolved reference itself is not a secret that opens the endpoint
+    String reference = fromFile("control.secret");
+    assertThat(
+            new PluginControlClient(hostPort, reference, context(true)).describe(TOPIC, 0).status())
+        .isEqualTo(401);
   }
 
   @Test

@@ -38,7 +38,9 @@ class PluginConfigTest {
   }
 
   @Test
-  void readsTheBrokersPropertiesFileOverridesAndAgentArguments(@TempDir Path dir) throws Exception {
+  void theCommandLineFallbackReadsThePropertiesFileAndOverridesAndAgentArgumentsWin(
+      @TempDir Path dir) throws Exception {
+    // Given a broker command line with a properties file and an --override
     Path secret = dir.resolve("secret");
     Files.writeString(secret, "0123456789abcdef-from-file\n");
     Path props = dir.resolve("server.properties");
@@ -53,16 +55,43 @@ class PluginConfigTest {
     String command =
         "kafka.Kafka " + props + " --override " + PluginConfig.BARRIER_RULE_ENABLE + "=false";
 
-    PluginConfig config = PluginConfig.fromBrokerCommandLine(command, null);
+    // When the start-up guard's fallback reads it (the live configuration is not built yet)
+    Map<String, String> settings = PluginConfig.brokerSettings(command);
+    PluginConfig config = PluginConfig.from(settings);
+
+    // Then the override wins over the file, and the secret file is read
     assertThat(config.barrierRuleEnabled()).isFalse();
     assertThat(config.controlListener()).hasValue("127.0.0.1:9095");
     assertThat(config.controlSecret()).hasValue("0123456789abcdef-from-file");
 
-    PluginConfig withArgs =
-        PluginConfig.fromBrokerCommandLine(command, PluginConfig.BARRIER_RULE_ENABLE + "=true");
-    assertThat(withArgs.barrierRuleEnabled()).isTrue();
-    assertThatThrownBy(() -> PluginConfig.fromBrokerCommandLine(command, "novalue"))
+    // And agent arguments are key=value pairs, or refused naming the shape
+    assertThat(PluginConfig.parseAgentArgs(PluginConfig.BARRIER_RULE_ENABLE + "=true"))
+        .containsEntry(PluginConfig.BARRIER_RULE_ENABLE, "true");
+    assertThatThrownBy(() -> PluginConfig.parseAgentArgs("novalue"))
         .hasMessageContaining("key=value");
+  }
+
+  @Test
+  void itsStringFormNamesTheSettingsButShowsNoSecret() {
+    // Given settings holding a resolved control secret and a keystore password
+    PluginConfig config =
+        PluginConfig.from(
+            Map.of(
+                PluginConfig.CONTROL_LISTENER,
+                "127.0.0.1:9095",
+                PluginConfig.CONTROL_SECRET,
+                "0123456789abcdef-secret",
+                "cluster.mirror.control.ssl.keystore.password",
+                "store-password-1"));
+
+    // When it is printed
+    String printed = config.toString();
+
+    // Then the keys are named and no value of a secret appears
+    assertThat(printed).contains(PluginConfig.CONTROL_SECRET).contains("127.0.0.1:9095");
+    assertThat(printed)
+        .doesNotContain("0123456789abcdef-secret")
+        .doesNotContain("store-password-1");
   }
 
   @Test

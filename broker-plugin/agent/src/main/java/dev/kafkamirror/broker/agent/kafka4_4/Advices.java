@@ -74,15 +74,15 @@ final class Advices {
   }
 
   /**
-   * {@code kafka.server.ReplicaManager} constructors: the control plane's handle on local
-   * partitions.
+   * {@code kafka.server.ReplicaManager(KafkaConfig, ...)} constructors: the control plane's handle
+   * on local partitions, and the broker's live configuration.
    */
   static final class ReplicaManagerCreated {
     private ReplicaManagerCreated() {}
 
     @Advice.OnMethodExit(suppress = Throwable.class)
-    static void exit(@Advice.This Object replicaManager) {
-      BrokerHandles.replicaManagerCreated(replicaManager);
+    static void exit(@Advice.This Object replicaManager, @Advice.Argument(0) Object config) {
+      BrokerHandles.replicaManagerCreated(replicaManager, config);
     }
   }
 

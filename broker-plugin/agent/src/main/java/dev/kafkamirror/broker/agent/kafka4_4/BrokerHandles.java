@@ -1,23 +1,59 @@
 package dev.kafkamirror.broker.agent.kafka4_4;
 
+import dev.kafkamirror.broker.agent.KafkaBinding.BrokerConfigListener;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import kafka.server.KafkaConfig;
 import kafka.server.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.server.purgatory.TopicPartitionOperationKey;
 
 /**
- * The broker objects the control plane works through, captured when the broker creates them.
- * Thread-safe.
+ * The broker objects the control plane works through, captured when the broker creates them: the
+ * {@link ReplicaManager}, and the broker's live {@link KafkaConfig} it is built with.
+ *
+ * <p>The ReplicaManager is created on the broker's start-up thread after the broker's configuration
+ * is final (config providers resolved) and before the log manager loads any partition or the broker
+ * serves a request, which makes its constructor the point where the plugin reads its settings
+ * ({@link BrokerConfigListener}, told once). Thread-safe.
  */
 public final class BrokerHandles {
 
   private static final AtomicReference<ReplicaManager> REPLICA_MANAGER = new AtomicReference<>();
+  private static final AtomicReference<KafkaConfig> CONFIG = new AtomicReference<>();
+  private static final AtomicReference<BrokerConfigListener> LISTENER = new AtomicReference<>();
+  private static final AtomicBoolean TOLD = new AtomicBoolean();
 
   private BrokerHandles() {}
 
-  public static void replicaManagerCreated(Object replicaManager) {
+  /** Who to tell about the broker's configuration once it exists. */
+  static void whenConfigured(BrokerConfigListener listener) {
+    LISTENER.set(listener);
+  }
+
+  /**
+   * Called by the advice on the ReplicaManager constructor; tells the listener the broker's
+   * settings the first time. Never throws.
+   */
+  public static void replicaManagerCreated(Object replicaManager, Object config) {
     REPLICA_MANAGER.set((ReplicaManager) replicaManager);
+    BrokerConfigListener listener = LISTENER.get();
+    if (listener == null || !TOLD.compareAndSet(false, true)) {
+      return;
+    }
+    Map<String, String> settings;
+    try {
+      KafkaConfig kafkaConfig = (KafkaConfig) config;
+      CONFIG.set(kafkaConfig);
+      settings = BrokerSettings.of(kafkaConfig);
+    } catch (RuntimeException | LinkageError e) {
+      listener.brokerConfigUnreadable(
+          "the broker's configuration (kafka.server.KafkaConfig) cannot be read: " + e);
+      return;
+    }
+    listener.brokerConfigured(settings);
   }
 
   /**
@@ -35,5 +71,13 @@ public final class BrokerHandles {
   /** The broker's ReplicaManager, once it exists. */
   public static Optional<ReplicaManager> replicaManager() {
     return Optional.ofNullable(REPLICA_MANAGER.get());
+  }
+
+  /**
+   * The broker's live configuration, once it exists: its current values include dynamic broker
+   * configs applied since start-up ({@code kafka-configs --alter}).
+   */
+  public static Optional<KafkaConfig> kafkaConfig() {
+    return Optional.ofNullable(CONFIG.get());
   }
 }

@@ -35,6 +35,7 @@ public final class Kafka44Binding implements KafkaBinding {
    */
   @Override
   public void configure(PluginConfig config) {
+    BarrierHooks.setRuleEnabled(config.barrierRuleEnabled());
     Optional<byte[]> key;
     String reason;
     try {
@@ -67,8 +68,8 @@ public final class Kafka44Binding implements KafkaBinding {
   }
 
   @Override
-  public AgentBuilder instrument(AgentBuilder builder, PluginConfig config) {
-    BarrierHooks.setRuleEnabled(config.barrierRuleEnabled());
+  public AgentBuilder instrument(AgentBuilder builder, BrokerConfigListener listener) {
+    BrokerHandles.whenConfigured(listener);
     return Kafka44Instrumentation.apply(builder);
   }
 
