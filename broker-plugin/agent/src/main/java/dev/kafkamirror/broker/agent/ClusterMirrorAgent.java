@@ -224,7 +224,36 @@ public final class ClusterMirrorAgent {
           "cluster mirror agent: {}; this broker serves NO mirror operation (no control endpoint)"
               + " until the setting is fixed and the broker restarted",
           reason);
-      StartupGuard.refuseOrContinue(reason, settings, true);
+      try {
+        StartupGuard.refuseOrContinue(reason, settings, true);
+      } catch (Throwable t) {
+        // The guard could not tell whether this broker holds mirror partitions: refuse, unless
+        // the documented override is set.
+        if ("true"
+            .equalsIgnoreCase(
+                settings.getOrDefault(PluginConfig.ALLOW_UNPROTECTED_START, "").trim())) {
+          LOG.error(
+              "cluster mirror agent: the start-up guard failed ({}); starting UNPROTECTED because"
+                  + " {}=true",
+              t.toString(),
+              PluginConfig.ALLOW_UNPROTECTED_START);
+          return;
+        }
+        String refusal =
+            "cluster mirror agent: REFUSING TO START this broker: "
+                + reason
+                + ", and the start-up guard failed ("
+                + t
+                + ") so it cannot tell whether this broker holds mirror partitions; fix the"
+                + " cause, or set "
+                + PluginConfig.ALLOW_UNPROTECTED_START
+                + "=true to start unprotected";
+        LOG.error(refusal);
+        System.err.println(refusal);
+        System.err.flush();
+        System.out.flush();
+        Runtime.getRuntime().halt(StartupGuard.EXIT_STATUS);
+      }
     }
 
     private void startEndpoint(PluginConfig config) {

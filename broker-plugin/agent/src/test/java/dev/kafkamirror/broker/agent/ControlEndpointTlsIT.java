@@ -130,6 +130,12 @@ class ControlEndpointTlsIT {
     assertThat(
             new PluginControlClient(hostPort, reference, context(true)).describe(TOPIC, 0).status())
         .isEqualTo(401);
+    // And the broker's output, which shows the plugin read its settings, holds neither the
+    // resolved control secret nor the resolved store password
+    assertThat(mtls.node(1).outputSinceStart())
+        .contains("settings read from the broker's configuration")
+        .doesNotContain(PluginControlClient.TEST_SECRET)
+        .doesNotContain(TestCertificates.PASSWORD);
   }
 
   @Test

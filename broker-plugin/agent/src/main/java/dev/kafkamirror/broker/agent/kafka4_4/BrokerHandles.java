@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import kafka.server.KafkaConfig;
 import kafka.server.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
@@ -43,17 +44,37 @@ public final class BrokerHandles {
     if (listener == null || !TOLD.compareAndSet(false, true)) {
       return;
     }
+    tell(
+        listener,
+        () -> {
+          KafkaConfig kafkaConfig = (KafkaConfig) config;
+          CONFIG.set(kafkaConfig);
+          return BrokerSettings.of(kafkaConfig);
+        });
+  }
+
+  /**
+   * Tells {@code listener} the settings {@code read} gives, or that they cannot be read. Whatever
+   * fails on the way, an {@link Error} included, and also a {@link
+   * BrokerConfigListener#brokerConfigured} that throws, ends in {@link
+   * BrokerConfigListener#brokerConfigUnreadable}, whose start-up guard decides whether the broker
+   * may go on. Otherwise the advice around this call would swallow the failure and the broker would
+   * start with the transformations installed but the plugin neither configured nor guarded.
+   */
+  static void tell(BrokerConfigListener listener, Supplier<Map<String, String>> read) {
     Map<String, String> settings;
     try {
-      KafkaConfig kafkaConfig = (KafkaConfig) config;
-      CONFIG.set(kafkaConfig);
-      settings = BrokerSettings.of(kafkaConfig);
-    } catch (RuntimeException | LinkageError e) {
+      settings = read.get();
+    } catch (Throwable e) {
       listener.brokerConfigUnreadable(
           "the broker's configuration (kafka.server.KafkaConfig) cannot be read: " + e);
       return;
     }
-    listener.brokerConfigured(settings);
+    try {
+      listener.brokerConfigured(settings);
+    } catch (Throwable e) {
+      listener.brokerConfigUnreadable("applying the plugin's settings failed: " + e);
+    }
   }
 
   /**
