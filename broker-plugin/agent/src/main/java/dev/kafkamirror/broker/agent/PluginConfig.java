@@ -21,8 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * provider references such as {@code ${file:/path:key}} resolved by Kafka), so that operators
  * configure the plugin where and how they configure the broker. Agent arguments ({@code
  * -javaagent:agent.jar=key=value,...}) win over the broker's settings. Read once, when the broker
- * builds its ReplicaManager; a later dynamic change ({@code kafka-configs --alter}) of a {@code
- * cluster.mirror.*} key applies at the broker's next restart.
+ * builds its ReplicaManager, which Kafka 4.4 does before it applies the dynamic broker configs of
+ * the metadata log: a dynamic {@code cluster.mirror.*} key ({@code kafka-configs --alter}) is never
+ * read, not even after a restart.
  *
  * <ul>
  *   <li>{@value #BARRIER_RULE_ENABLE}: apply the MIRROR_PID_RESET rule (default {@code true});
