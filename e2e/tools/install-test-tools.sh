@@ -4,6 +4,8 @@
 #     into the layout Fabric8 kube-api-test expects: $CMO_CACHE/kubeapitest/k8s/<version>-linux-amd64/
 #   - helm (${HELM_VERSION}) built from Go modules into $CMO_CACHE/bin
 #   - kcat, from Debian's packages
+#   - cmo-kstatus (e2e/tools/kstatus: the kstatus library of sigs.k8s.io/cli-utils reading one object) into
+#     $CMO_CACHE/bin, rebuilt whenever its source changes (a stamp holds the source's hash)
 # CMO_SKIP_HELM=1 and CMO_SKIP_KCAT=1 leave out helm and kcat (./demo.sh needs neither).
 # Second runs reuse the cache. If KUBEBUILDER_ASSETS points at a directory with kube-apiserver, etcd and
 # kubectl, those binaries are linked into the cache layout instead of being built.
@@ -114,6 +116,20 @@ build_helm() {
     "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 }
 
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KSTATUS_SRC="$SCRIPT_DIR/kstatus"
+
+kstatus_source_hash() {
+  cat "$KSTATUS_SRC/main.go" "$KSTATUS_SRC/go.mod" "$KSTATUS_SRC/go.sum" | sha256sum | cut -d' ' -f1
+}
+
+build_kstatus() {
+  log "building cmo-kstatus (sigs.k8s.io/cli-utils kstatus) from $KSTATUS_SRC"
+  (cd "$KSTATUS_SRC" && go build -trimpath -ldflags "-s -w" -o "$BIN_DIR/cmo-kstatus.tmp" .)
+  mv "$BIN_DIR/cmo-kstatus.tmp" "$BIN_DIR/cmo-kstatus"
+  kstatus_source_hash > "$BIN_DIR/cmo-kstatus.stamp"
+}
+
 install_kcat() {
   if command -v kcat >/dev/null 2>&1; then return; fi
   log "installing kcat from Debian's packages"
@@ -128,6 +144,9 @@ command -v go >/dev/null || { log "Go is required to build kube-apiserver, etcd 
 [ -x "$ASSETS_DIR/kube-apiserver" ] && [ -x "$ASSETS_DIR/kubectl" ] || (build_kubernetes)
 [ -x "$ASSETS_DIR/etcd" ] || (build_etcd)
 [ "${CMO_SKIP_HELM:-}" = "1" ] || [ -x "$BIN_DIR/helm" ] || (build_helm)
+if [ ! -x "$BIN_DIR/cmo-kstatus" ] || [ "$(cat "$BIN_DIR/cmo-kstatus.stamp" 2>/dev/null)" != "$(kstatus_source_hash)" ]; then
+  build_kstatus
+fi
 [ "${CMO_SKIP_KCAT:-}" = "1" ] || install_kcat
 
 "$ASSETS_DIR/kube-apiserver" --version >&2

@@ -1,8 +1,12 @@
 package dev.kafkamirror.operator.core;
 
 /**
- * Condition reasons (CamelCase), in one place for status, Events and tests. The condition types are
- * the API's: {@link dev.kafkamirror.operator.api.v1alpha1.Conditions}.
+ * Condition reasons (CamelCase), in one place for status, Events, tests and docs/operator.md. The
+ * condition types are the API's: {@link dev.kafkamirror.operator.api.v1alpha1.Conditions}.
+ * Reconciling=True carries a progress reason (StartingMirrors, Pausing, Aligning,
+ * WaitingForCatchUp, StopInProgress, NoPartitions) or a transient Degraded reason
+ * (DestinationUnreachable, PartitionsUnreachable); Stalled=True carries the Degraded reason that
+ * needs a human.
  */
 public final class Reasons {
 
@@ -40,6 +44,15 @@ public final class Reasons {
   public static final String AS_EXPECTED = "AsExpected";
   public static final String RECONCILED = "Reconciled";
   public static final String PROGRESSING = "Progressing";
+
+  /** Reconciling=True: a partition is aligning for a failback; the rest waits for it. */
+  public static final String ALIGNING = "Aligning";
+
+  /** Reconciling=False while Stalled is True: nothing moves until a human acts. */
+  public static final String STALLED = "Stalled";
+
+  /** Every condition of the first visit (Unknown; Reconciling True), before any observation. */
+  public static final String FIRST_OBSERVATION = "FirstObservation";
 
   private Reasons() {}
 }

@@ -3,6 +3,7 @@ package dev.kafkamirror.operator.core;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
+import dev.kafkamirror.operator.api.v1alpha1.MirrorPhase;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionCounts;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
 import java.time.Clock;
@@ -131,19 +132,27 @@ public final class StatusComputer {
     // Degraded first: the other conditions refer to it.
     String degradedReason = null;
     String degradedMessage = null;
+    // Whether the Degraded reason blocks progress until a human acts (Stalled), rather than one the
+    // operator retries or works through (a destination that does not answer, a stop that takes
+    // halted partitions forward).
+    boolean needsHuman = true;
     if (in.specError() != null) {
       degradedReason = Reasons.INVALID_SPEC;
       degradedMessage = in.specError();
     } else if (in.destinationError() != null) {
       degradedReason = Reasons.DESTINATION_UNREACHABLE;
       degradedMessage = in.destinationError();
+      needsHuman = false;
     } else if (in.plan() != null && !in.plan().refusals().isEmpty()) {
       degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
       degradedMessage = summarize(in.plan().refusals());
     } else if (sourceMismatch(in.observations()) != null) {
       degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
       degradedMessage = sourceMismatch(in.observations());
+      // A stop takes such partitions forward (what they hold came from the verified source).
+      needsHuman = !stopWanted;
     } else if (halted(in.observations()) != null) {
+      needsHuman = !stopWanted;
       // The plugin's own reason (SourceTopicRecreated, SourceRetentionOverrun, ...).
       PartitionObservation first = halted(in.observations());
       degradedReason = FailoverPlanner.haltedReason(first);
@@ -185,8 +194,10 @@ public final class StatusComputer {
               + total
               + " partitions could not be observed: "
               + firstMessage(decisions);
+      needsHuman = false;
     }
     boolean degraded = degradedReason != null;
+    boolean stalled = degraded && needsHuman;
 
     List<Condition> conditions = new ArrayList<>();
     // Stopped
@@ -395,8 +406,138 @@ public final class StatusComputer {
                 false,
                 Reasons.AS_EXPECTED,
                 "no partition failed"));
+    boolean ready = !degraded && atTarget;
+    boolean aligning = counts.getOrDefault(PartitionPhase.ALIGNING, 0) > 0;
+    String progressReason =
+        degraded
+            ? degradedReason
+            : aligning
+                ? Reasons.ALIGNING
+                : switch (in.target()) {
+                  case MIRRORING -> total == 0 ? Reasons.NO_PARTITIONS : Reasons.STARTING_MIRRORS;
+                  case PAUSED -> Reasons.PAUSING;
+                  case STOPPED ->
+                      catchUp == FailoverPlan.CatchUp.WAITING
+                          ? Reasons.WAITING_FOR_CATCH_UP
+                          : total == 0 ? Reasons.NO_PARTITIONS : Reasons.STOP_IN_PROGRESS;
+                };
+    conditions.add(
+        !ready && !stalled
+            ? condition(
+                previous,
+                in.generation(),
+                now,
+                Conditions.RECONCILING,
+                true,
+                progressReason,
+                progressMessage(in.target(), total, pc, degraded ? degradedMessage : null))
+            : condition(
+                previous,
+                in.generation(),
+                now,
+                Conditions.RECONCILING,
+                false,
+                stalled ? Reasons.STALLED : Reasons.RECONCILED,
+                stalled
+                    ? "no progress until the cause in Stalled is fixed"
+                    : "every partition is " + targetName(in.target())));
+    conditions.add(
+        stalled
+            ? condition(
+                previous,
+                in.generation(),
+                now,
+                Conditions.STALLED,
+                true,
+                degradedReason,
+                degradedMessage)
+            : condition(
+                previous,
+                in.generation(),
+                now,
+                Conditions.STALLED,
+                false,
+                Reasons.AS_EXPECTED,
+                degraded ? "the operator retries: " + degradedReason : "nothing blocks progress"));
+    status.setConditions(conditions);
+    status.setPhase(
+        phase(in.target(), total, stalled, allStopped || stoppedHeld, atTarget, aligning));
+    return status;
+  }
+
+  /**
+   * The observed phase. {@code atTarget}: every partition is where a Mirroring or Paused spec wants
+   * it; {@code stopped}: the Stopped condition is True.
+   */
+  static MirrorPhase phase(
+      MirrorIntent.Target target,
+      int total,
+      boolean stalled,
+      boolean stopped,
+      boolean atTarget,
+      boolean aligning) {
+    if (stalled) {
+      return MirrorPhase.Failed;
+    }
+    if (target == MirrorIntent.Target.STOPPED) {
+      return stopped ? MirrorPhase.Stopped : aligning ? MirrorPhase.Aligning : MirrorPhase.Stopping;
+    }
+    if (total == 0) {
+      return MirrorPhase.Pending;
+    }
+    if (aligning) {
+      return MirrorPhase.Aligning;
+    }
+    return switch (target) {
+      case MIRRORING -> atTarget ? MirrorPhase.Mirroring : MirrorPhase.Starting;
+      case PAUSED -> atTarget ? MirrorPhase.Paused : MirrorPhase.Pausing;
+      case STOPPED -> MirrorPhase.Stopping;
+    };
+  }
+
+  /**
+   * The status of the first visit, written before anything is observed: every condition Unknown
+   * (Reconciling True, so that kstatus reads InProgress rather than Current), phase Pending.
+   */
+  public static ClusterMirrorStatus seed(long generation, Clock clock) {
+    Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
+    ClusterMirrorStatus status = new ClusterMirrorStatus();
+    status.setObservedGeneration(generation);
+    status.setPhase(MirrorPhase.Pending);
+    ClusterMirrorStatus none = new ClusterMirrorStatus();
+    List<Condition> conditions = new ArrayList<>();
+    for (String type : Conditions.TYPES) {
+      Condition c =
+          condition(
+              none,
+              generation,
+              now,
+              type,
+              Conditions.RECONCILING.equals(type),
+              Reasons.FIRST_OBSERVATION,
+              "the operator has not observed the destination's partitions yet");
+      if (!Conditions.RECONCILING.equals(type)) {
+        c.setStatus(Conditions.UNKNOWN);
+      }
+      conditions.add(c);
+    }
     status.setConditions(conditions);
     return status;
+  }
+
+  private static String progressMessage(
+      MirrorIntent.Target target, int total, PartitionCounts pc, String degradedMessage) {
+    String where =
+        switch (target) {
+          case MIRRORING -> pc.getMirroring() + " of " + total + " partitions MIRRORING";
+          case PAUSED -> pc.getPaused() + " of " + total + " partitions PAUSED";
+          case STOPPED -> pc.getStopped() + " of " + total + " partitions STOPPED";
+        };
+    return "moving to "
+        + targetName(target)
+        + ": "
+        + where
+        + (degradedMessage == null ? "" : "; " + degradedMessage);
   }
 
   /** The first partition the plugin halted for good (describe state FAILED), or null. */

@@ -222,6 +222,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         scope.generation,
         scope.target,
         scope.previous.getObservedGeneration());
+    scope.previous = status.seedOnFirstVisit(cr, ref, scope.previous, scope.generation);
 
     // validate
     ResolvedMirror mirror;

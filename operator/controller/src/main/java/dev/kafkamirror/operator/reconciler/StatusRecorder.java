@@ -104,6 +104,31 @@ public final class StatusRecorder {
   }
 
   /**
+   * On the first visit (no status yet, neither in the resource nor written by this process), writes
+   * the seed status: every condition Unknown, Reconciling True, phase Pending, so that kubectl and
+   * GitOps tools see "being reconciled" instead of nothing (kstatus would otherwise read a status
+   * without conditions as Current) while the first observation runs.
+   *
+   * @return the status written, the new previous status of this reconcile; {@code previous}
+   *     unchanged when it already has conditions
+   */
+  public ClusterMirrorStatus seedOnFirstVisit(
+      ClusterMirror cr, String ref, ClusterMirrorStatus previous, long generation) {
+    // Only a status never written: one that records anything (stopStartedAt written before the
+    // first destructive call, an observed generation) is kept as it is, never replaced by a seed.
+    if (previous.getObservedGeneration() != null
+        || previous.getStopStartedAt() != null
+        || (previous.getConditions() != null && !previous.getConditions().isEmpty())) {
+      return previous;
+    }
+    ClusterMirrorStatus seeded = StatusComputer.seed(generation, clock);
+    ownWrites.forget(cr.getMetadata().getUid());
+    write(cr, seeded);
+    LOG.info("clusterMirror={} first visit: conditions seeded Unknown, phase Pending", ref);
+    return seeded;
+  }
+
+  /**
    * Announces the stop of partitions whose mirror had halted (a Warning Event and a log line), so
    * that none becomes writable without a word: each keeps the records the destination holds, and
    * nothing the source wrote after the halt. Does nothing for none.
@@ -233,8 +258,9 @@ public final class StatusRecorder {
       ClusterMirror cr, String ref, ClusterMirrorStatus previous, ClusterMirrorStatus status) {
     for (Condition c : status.getConditions()) {
       Condition before = Conditions.find(previous, c.getType()).orElse(null);
+      // The seeded Unknown of the first visit is no news: as with no condition, only True is.
       boolean changed =
-          before == null
+          before == null || Conditions.UNKNOWN.equals(before.getStatus())
               ? Conditions.TRUE.equals(c.getStatus())
               : !Objects.equals(before.getStatus(), c.getStatus())
                   || !Objects.equals(before.getReason(), c.getReason());
@@ -244,6 +270,11 @@ public final class StatusRecorder {
       String message =
           c.getType() + "=" + c.getStatus() + " (" + c.getReason() + "): " + c.getMessage();
       LOG.info("clusterMirror={} condition {}", ref, message);
+      if (Conditions.RECONCILING.equals(c.getType()) || Conditions.STALLED.equals(c.getType())) {
+        // kstatus' summary of the others: Stalled repeats Degraded's Warning, Reconciling the
+        // progress the other conditions announce; no Event of their own.
+        continue;
+      }
       if (Conditions.DEGRADED.equals(c.getType()) && Conditions.TRUE.equals(c.getStatus())) {
         events.warning(cr, c.getReason(), message);
       } else if (!Conditions.READY.equals(c.getType()) || Conditions.TRUE.equals(c.getStatus())) {
@@ -255,6 +286,7 @@ public final class StatusRecorder {
   private static ClusterMirrorStatus copy(ClusterMirrorStatus s) {
     ClusterMirrorStatus c = new ClusterMirrorStatus();
     c.setObservedGeneration(s.getObservedGeneration());
+    c.setPhase(s.getPhase());
     c.setConditions(s.getConditions());
     c.setSourceClusterId(s.getSourceClusterId());
     c.setPartitionCounts(s.getPartitionCounts());

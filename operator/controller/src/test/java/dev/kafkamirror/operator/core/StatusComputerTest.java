@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
+import dev.kafkamirror.operator.api.v1alpha1.MirrorPhase;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -546,5 +547,183 @@ class StatusComputerTest {
     assertThat(condition(s, Conditions.STOPPED).getMessage())
         .contains("source partitions never mirrored")
         .contains("topic orders partition 1 (source has 2, destination 1)");
+  }
+
+  /** What kstatus computes from Reconciling and Stalled (generation observed): its own rule. */
+  private static String kstatusOf(ClusterMirrorStatus s) {
+    if (Conditions.isReconciling(s)) {
+      return "InProgress";
+    }
+    return Conditions.isStalled(s) ? "Failed" : "Current";
+  }
+
+  @Test
+  void aStopInProgressIsReconcilingAndAFinishedStopIsNeitherReconcilingNorStalled() {
+    // Given a stop with one partition STOPPED and one at BARRIER_WRITTEN, then both STOPPED
+    List<PartitionObservation> half =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPING", 0), stop("BARRIER_WRITTEN", 100L)));
+    List<PartitionObservation> all =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPED", 0), stop("STOPPED", 100L)));
+
+    // When the status is computed for each
+    ClusterMirrorStatus stopping = compute(MirrorIntent.Target.STOPPED, half, null, T0, 3);
+    ClusterMirrorStatus stopped = compute(MirrorIntent.Target.STOPPED, all, stopping, T1, 3);
+
+    // Then the stop reads Reconciling (StopInProgress, counts in the message), phase Stopping
+    assertThat(condition(stopping, Conditions.RECONCILING).getStatus()).isEqualTo("True");
+    assertThat(condition(stopping, Conditions.RECONCILING).getReason())
+        .isEqualTo(Reasons.STOP_IN_PROGRESS);
+    assertThat(condition(stopping, Conditions.RECONCILING).getMessage())
+        .contains("1 of 2 partitions STOPPED");
+    assertThat(condition(stopping, Conditions.STALLED).getStatus()).isEqualTo("False");
+    assertThat(stopping.getPhase()).isEqualTo(MirrorPhase.Stopping);
+    assertThat(kstatusOf(stopping)).isEqualTo("InProgress");
+    // And the finished stop is neither, phase Stopped, each condition once
+    assertThat(condition(stopped, Conditions.RECONCILING).getStatus()).isEqualTo("False");
+    assertThat(condition(stopped, Conditions.RECONCILING).getLastTransitionTime())
+        .isEqualTo(T1.toString());
+    assertThat(condition(stopped, Conditions.STALLED).getStatus()).isEqualTo("False");
+    assertThat(stopped.getPhase()).isEqualTo(MirrorPhase.Stopped);
+    assertThat(kstatusOf(stopped)).isEqualTo("Current");
+    assertThat(stopped.getConditions())
+        .extracting(Condition::getType)
+        .containsExactlyInAnyOrderElementsOf(Conditions.TYPES);
+  }
+
+  @Test
+  void waitingForCatchUpIsReconcilingAndATimedOutCatchUpIsStalled() {
+    // Given a lagging partition under AfterCatchUp, waiting, then timed out
+    List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 8), null));
+    FailoverPlan waiting = FailoverPlanner.plan(Observations.afterCatchUp(), os, null, 1_000);
+    FailoverPlan timedOut = FailoverPlanner.plan(Observations.afterCatchUp(), os, 2_000L, 1_000);
+
+    // When computed
+    ClusterMirrorStatus w =
+        StatusComputer.compute(
+            new StatusInputs(1, MirrorIntent.Target.STOPPED, waiting, os, null, null, null, 10),
+            Clock.fixed(T0, ZoneOffset.UTC));
+    ClusterMirrorStatus t =
+        StatusComputer.compute(
+            new StatusInputs(1, MirrorIntent.Target.STOPPED, timedOut, os, w, null, null, 10),
+            Clock.fixed(T1, ZoneOffset.UTC));
+
+    // Then waiting is progress; the timeout needs a human (Stalled with Degraded's reason)
+    assertThat(condition(w, Conditions.RECONCILING).getReason())
+        .isEqualTo(Reasons.WAITING_FOR_CATCH_UP);
+    assertThat(kstatusOf(w)).isEqualTo("InProgress");
+    assertThat(condition(t, Conditions.STALLED).getStatus()).isEqualTo("True");
+    assertThat(condition(t, Conditions.STALLED).getReason()).isEqualTo(Reasons.CATCH_UP_TIMED_OUT);
+    assertThat(condition(t, Conditions.RECONCILING).getStatus()).isEqualTo("False");
+    assertThat(t.getPhase()).isEqualTo(MirrorPhase.Failed);
+    assertThat(kstatusOf(t)).isEqualTo("Failed");
+  }
+
+  @Test
+  void aSourceMismatchOrAHaltedMirrorIsStalledWhileMirroringButAStopTakesThemForward() {
+    // Given a partition the plugin halted (source topic recreated) and one mirroring
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null),
+            described(1, halted("SourceTopicRecreated", "orders-1: recreated"), null));
+
+    // When computed for Mirroring, then for Stopped
+    ClusterMirrorStatus mirroring = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+    ClusterMirrorStatus stopping = compute(MirrorIntent.Target.STOPPED, os, mirroring, T1, 2);
+
+    // Then Mirroring cannot progress without a human: Stalled with the plugin's reason
+    assertThat(condition(mirroring, Conditions.STALLED).getStatus()).isEqualTo("True");
+    assertThat(condition(mirroring, Conditions.STALLED).getReason())
+        .isEqualTo("SourceTopicRecreated");
+    assertThat(condition(mirroring, Conditions.STALLED).getMessage()).contains("orders-1");
+    assertThat(mirroring.getPhase()).isEqualTo(MirrorPhase.Failed);
+    assertThat(kstatusOf(mirroring)).isEqualTo("Failed");
+    // And the stop goes on: Degraded still says so, but it is progress, not Stalled
+    assertThat(condition(stopping, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+    assertThat(condition(stopping, Conditions.STALLED).getStatus()).isEqualTo("False");
+    assertThat(condition(stopping, Conditions.RECONCILING).getStatus()).isEqualTo("True");
+    assertThat(stopping.getPhase()).isEqualTo(MirrorPhase.Stopping);
+  }
+
+  @Test
+  void aRefusedStopIsStalledAndAnUnreachableDestinationIsRetried() {
+    // Given mirrored data from another source cluster (the stop is refused)
+    List<PartitionObservation> os =
+        List.of(
+            described(
+                0,
+                new PartitionObservation.Mirror(
+                    "orders", "MIRRORING", Observations.OTHER_SOURCE, null, 1L, 0L, null),
+                null));
+    ClusterMirrorStatus refused = compute(MirrorIntent.Target.STOPPED, os, null, T0, 2);
+    // And a destination that does not answer
+    ClusterMirrorStatus unreachable =
+        StatusComputer.compute(
+            new StatusInputs(
+                2,
+                MirrorIntent.Target.STOPPED,
+                null,
+                List.of(),
+                null,
+                null,
+                "destination localhost:9092: timed out",
+                10),
+            Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then the refusal is Stalled (kstatus Failed), the outage is Reconciling (InProgress)
+    assertThat(condition(refused, Conditions.STALLED).getReason())
+        .isEqualTo(Reasons.SOURCE_CLUSTER_MISMATCH);
+    assertThat(kstatusOf(refused)).isEqualTo("Failed");
+    assertThat(condition(unreachable, Conditions.STALLED).getStatus()).isEqualTo("False");
+    assertThat(condition(unreachable, Conditions.RECONCILING).getReason())
+        .isEqualTo(Reasons.DESTINATION_UNREACHABLE);
+    assertThat(condition(unreachable, Conditions.RECONCILING).getMessage())
+        .contains("localhost:9092");
+    assertThat(kstatusOf(unreachable)).isEqualTo("InProgress");
+  }
+
+  @Test
+  void mirroringAtTargetIsCurrentAndPausingIsInProgress() {
+    // Given every partition MIRRORING and verified, then a Paused spec still mirroring
+    List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 3), null));
+    ClusterMirrorStatus m = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+    ClusterMirrorStatus p = compute(MirrorIntent.Target.PAUSED, os, m, T1, 2);
+
+    // Then
+    assertThat(m.getPhase()).isEqualTo(MirrorPhase.Mirroring);
+    assertThat(kstatusOf(m)).isEqualTo("Current");
+    assertThat(p.getPhase()).isEqualTo(MirrorPhase.Pausing);
+    assertThat(condition(p, Conditions.RECONCILING).getReason()).isEqualTo(Reasons.PAUSING);
+    assertThat(kstatusOf(p)).isEqualTo("InProgress");
+  }
+
+  @Test
+  void theFirstVisitSeedsEveryConditionUnknownAndReconcilingTrue() {
+    // When the seed of generation 5 is computed
+    ClusterMirrorStatus seed = StatusComputer.seed(5, Clock.fixed(T0, ZoneOffset.UTC));
+
+    // Then every type is there, Unknown but Reconciling, with the metav1.Condition fields set
+    assertThat(seed.getConditions())
+        .extracting(Condition::getType)
+        .containsExactlyElementsOf(Conditions.TYPES);
+    assertThat(seed.getConditions())
+        .filteredOn(c -> !c.getType().equals(Conditions.RECONCILING))
+        .extracting(Condition::getStatus)
+        .containsOnly(Conditions.UNKNOWN);
+    assertThat(condition(seed, Conditions.RECONCILING).getStatus()).isEqualTo("True");
+    assertThat(seed.getConditions())
+        .allSatisfy(
+            c -> {
+              assertThat(c.getReason()).isEqualTo(Reasons.FIRST_OBSERVATION);
+              assertThat(c.getMessage()).isNotBlank();
+              assertThat(c.getLastTransitionTime()).isEqualTo(T0.toString());
+              assertThat(c.getObservedGeneration()).isEqualTo(5);
+            });
+    assertThat(seed.getObservedGeneration()).isEqualTo(5);
+    assertThat(seed.getPhase()).isEqualTo(MirrorPhase.Pending);
+    assertThat(kstatusOf(seed)).isEqualTo("InProgress");
   }
 }

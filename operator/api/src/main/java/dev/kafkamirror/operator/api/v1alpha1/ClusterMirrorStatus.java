@@ -13,7 +13,14 @@ public class ClusterMirrorStatus {
   @JsonPropertyDescription("The metadata.generation this status was computed from.")
   private Long observedGeneration;
 
-  @JsonPropertyDescription("Conditions keyed by type: Ready, Mirroring, Stopped, Degraded.")
+  @JsonPropertyDescription(
+      "The observed phase: Pending, Starting, Mirroring, Pausing, Paused, Aligning, Stopping,"
+          + " Stopped or Failed (Stalled is True).")
+  private MirrorPhase phase;
+
+  @JsonPropertyDescription(
+      "Conditions keyed by type: Ready, Mirroring, Stopped, Degraded, and kstatus' Reconciling"
+          + " and Stalled.")
   private List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("The cluster id the source reported.")
@@ -80,6 +87,14 @@ public class ClusterMirrorStatus {
 
   @JsonPropertyDescription("The topic config sync (spec.topicConfigs), unless it is disabled.")
   private TopicConfigSyncStatus topicConfigSync;
+
+  public MirrorPhase getPhase() {
+    return phase;
+  }
+
+  public void setPhase(MirrorPhase phase) {
+    this.phase = phase;
+  }
 
   public String getControlChannel() {
     return controlChannel;

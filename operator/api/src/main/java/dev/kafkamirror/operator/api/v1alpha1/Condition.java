@@ -2,6 +2,7 @@ package dev.kafkamirror.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
 
 /**
  * A status condition, keyed by {@code type}, with positive polarity (True is the good or the
@@ -11,21 +12,26 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class Condition {
 
-  @JsonPropertyDescription("Ready, Mirroring, Stopped or Degraded.")
+  @Required
+  @JsonPropertyDescription("Ready, Mirroring, Stopped, Degraded, Reconciling or Stalled.")
   private String type;
 
+  @Required
   @JsonPropertyDescription("True, False or Unknown.")
   private String status;
 
+  @Required
   @JsonPropertyDescription("A CamelCase reason.")
   private String reason;
 
+  @Required
   @JsonPropertyDescription("A human-readable explanation.")
   private String message;
 
   @JsonPropertyDescription("The metadata.generation this condition was computed from.")
   private Long observedGeneration;
 
+  @Required
   @JsonPropertyDescription("When status last changed (RFC 3339).")
   private String lastTransitionTime;
 
