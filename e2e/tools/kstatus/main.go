@@ -1,6 +1,7 @@
 // cmo-kstatus reads one Kubernetes object as JSON (a file named by the first argument, or stdin)
 // and prints what the kstatus library (sigs.k8s.io/cli-utils/pkg/kstatus/status) computes for it,
-// as one JSON line: {"status":"InProgress|Current|Failed|...","message":"..."}.
+// as one JSON line: {"status":"InProgress|Current|Failed|...","reason":"...","message":"..."}, the reason
+// being that of the Reconciling or Stalled condition kstatus based its verdict on ("" for Current).
 // The tests run it against ClusterMirror objects read from a real kube-apiserver: it is the same
 // code Flux (kstatus) and the cli-utils based tools use to decide whether a resource is ready.
 package main
@@ -38,7 +39,11 @@ func main() {
 	if err != nil {
 		fail("kstatus could not compute the status: %v", err)
 	}
-	out, _ := json.Marshal(map[string]string{"status": res.Status.String(), "message": res.Message})
+	reason := ""
+	if len(res.Conditions) > 0 {
+		reason = res.Conditions[0].Reason
+	}
+	out, _ := json.Marshal(map[string]string{"status": res.Status.String(), "reason": reason, "message": res.Message})
 	fmt.Println(string(out))
 }
 

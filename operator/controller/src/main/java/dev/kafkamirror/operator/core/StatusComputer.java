@@ -497,13 +497,26 @@ public final class StatusComputer {
 
   /**
    * The status of the first visit, written before anything is observed: every condition Unknown
-   * (Reconciling True, so that kstatus reads InProgress rather than Current), phase Pending.
+   * (Reconciling True, so that kstatus reads InProgress rather than Current), phase Pending, every
+   * partition count 0 and {@code stoppedOfTotal} "0/0".
    */
   public static ClusterMirrorStatus seed(long generation, Clock clock) {
     Instant now = clock.instant().truncatedTo(ChronoUnit.SECONDS);
     ClusterMirrorStatus status = new ClusterMirrorStatus();
     status.setObservedGeneration(generation);
     status.setPhase(MirrorPhase.Pending);
+    // The counts of "nothing observed yet", as for a mirror that selects no partition: every status
+    // the operator writes has them, and clients read them without a null check (the ITs' waits
+    // did).
+    PartitionCounts pc = new PartitionCounts();
+    pc.setTotal(0);
+    pc.setMirroring(0);
+    pc.setPaused(0);
+    pc.setStopping(0);
+    pc.setStopped(0);
+    pc.setFailed(0);
+    status.setPartitionCounts(pc);
+    status.setStoppedOfTotal("0/0");
     ClusterMirrorStatus none = new ClusterMirrorStatus();
     List<Condition> conditions = new ArrayList<>();
     for (String type : Conditions.TYPES) {

@@ -725,5 +725,18 @@ class StatusComputerTest {
     assertThat(seed.getObservedGeneration()).isEqualTo(5);
     assertThat(seed.getPhase()).isEqualTo(MirrorPhase.Pending);
     assertThat(kstatusOf(seed)).isEqualTo("InProgress");
+    // And the counts every written status has, all 0 (clients read them without a null check)
+    assertThat(seed.getPartitionCounts()).isNotNull();
+    assertThat(
+            List.of(
+                seed.getPartitionCounts().getTotal(),
+                seed.getPartitionCounts().getMirroring(),
+                seed.getPartitionCounts().getPaused(),
+                seed.getPartitionCounts().getStopping(),
+                seed.getPartitionCounts().getStopped(),
+                seed.getPartitionCounts().getFailed()))
+        .containsOnly(0);
+    assertThat(seed.getStoppedOfTotal()).isEqualTo("0/0");
+    assertThat(seed.getMaxLagRecords()).as("unknown, not 0").isNull();
   }
 }

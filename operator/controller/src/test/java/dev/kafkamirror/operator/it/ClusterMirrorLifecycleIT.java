@@ -124,6 +124,11 @@ class ClusterMirrorLifecycleIT {
         awaitCondition("elsewhere", "orders", Conditions.DEGRADED, Conditions.TRUE);
     assertThat(degraded.getReason()).isEqualTo("SourceClusterMismatch");
     assertThat(degraded.getMessage()).contains("shared-0", source.clusterId(), otherId);
+    // And kstatus (Flux) reads it Failed: Stalled names the refusal, the phase is Failed
+    Kstatus.Verdict refused = awaitKstatus("elsewhere", "orders", "Failed");
+    assertThat(refused.reason()).as(refused.toString()).isEqualTo("SourceClusterMismatch");
+    assertThat(refused.phase()).as(refused.toString()).isEqualTo("Failed");
+    assertThat(kstatusNow(NS, "orders").status()).isEqualTo("Current");
     await()
         .atMost(WAIT)
         .untilAsserted(
@@ -159,11 +164,17 @@ class ClusterMirrorLifecycleIT {
     client.resource(cr).create();
     awaitCondition(NS, "orders-mirror", Conditions.MIRRORING, Conditions.TRUE);
     awaitLagZero("orders-mirror");
+    Kstatus.Verdict mirroring = kstatusNow(NS, "orders-mirror");
+    assertThat(mirroring.status()).as(mirroring.toString()).isEqualTo("Current");
+    assertThat(mirroring.phase()).isEqualTo("Mirroring");
 
     // When paused, the status follows; resumed, more data arrives
     setState("orders-mirror", MirrorState.Paused);
     awaitCondition(NS, "orders-mirror", Conditions.READY, Conditions.TRUE);
     assertThat(status("orders-mirror").getPartitionCounts().getPaused()).isEqualTo(partitions);
+    Kstatus.Verdict paused = kstatusNow(NS, "orders-mirror");
+    assertThat(paused.status()).as(paused.toString()).isEqualTo("Current");
+    assertThat(paused.phase()).isEqualTo("Paused");
     setState("orders-mirror", MirrorState.Mirroring);
     awaitCondition(NS, "orders-mirror", Conditions.MIRRORING, Conditions.TRUE);
     committed.addAll(SourceData.write(source, "orders", partitions, 4, 4, "after"));
@@ -200,6 +211,19 @@ class ClusterMirrorLifecycleIT {
     assertThat(status.getStoppedOfTotal()).isEqualTo(partitions + "/" + partitions);
     assertThat(status.getStopStartedAt()).isNotNull();
     assertThat(status.getStopFinishedAt()).isNotNull();
+    Kstatus.Verdict stopped = kstatusNow(NS, "orders-mirror");
+    assertThat(stopped.status()).as(stopped.toString()).isEqualTo("Current");
+    assertThat(stopped.phase()).isEqualTo("Stopped");
+    // And kubectl get lists the observed state: NAME, READY, PHASE, STOPPED, MAX LAG, AGE last
+    Commands.Result listed = kubectl("get", "cmirror", "orders-mirror");
+    List<String> lines = listed.stdout().lines().toList();
+    assertThat(lines).as(listed.toString()).hasSize(2);
+    assertThat(lines.get(0).trim().split("\\s{2,}"))
+        .as(listed.toString())
+        .containsExactly("NAME", "READY", "PHASE", "STOPPED", "MAX LAG", "AGE");
+    assertThat(lines.get(1).trim().split("\\s+"))
+        .as(listed.toString())
+        .startsWith("orders-mirror", "True", "Stopped", partitions + "/" + partitions);
     String sourceId = status.getSourceClusterId();
     for (int partition = 0; partition < partitions; partition++) {
       final int p = partition;
@@ -313,17 +337,38 @@ class ClusterMirrorLifecycleIT {
     cr.getSpec().getSource().setBootstrapServers(UNREACHABLE_SOURCE);
     StopPolicy policy = new StopPolicy();
     policy.setMode(StopMode.AfterCatchUp);
-    policy.setCatchUpTimeoutSeconds(2);
+    // (long enough for kstatus to be read while the stop waits)
+    policy.setCatchUpTimeoutSeconds(15);
     cr.getSpec().setStop(policy);
     client.resource(cr).create();
     awaitRegisteredButUnverified("planned", 2);
+    // (kstatus: still in progress, its mirrors are starting, not Current)
+    Kstatus.Verdict starting = kstatusNow(NS, "planned");
+    assertThat(starting.status()).as(starting.toString()).isEqualTo("InProgress");
+    assertThat(starting.reason()).as(starting.toString()).isEqualTo("StartingMirrors");
+    assertThat(starting.phase()).isEqualTo("Starting");
 
     // When it is asked to stop
     setState("planned", MirrorState.Stopped);
 
-    // Then it reports CatchUpTimedOut and leaves both partitions mirroring
+    // Then, while the stop waits for the catch-up, kstatus reads it InProgress, phase Stopping
+    Kstatus.Verdict stopping = awaitKstatus(NS, "planned", "InProgress");
+    assertThat(stopping.reason()).as(stopping.toString()).isEqualTo("WaitingForCatchUp");
+    assertThat(stopping.phase()).as(stopping.toString()).isEqualTo("Stopping");
+    assertThat(
+            Conditions.find(status("planned"), Conditions.DEGRADED)
+                .map(Condition::getStatus)
+                .orElse(null))
+        .as("the catch-up has not timed out yet")
+        .isEqualTo(Conditions.FALSE);
+
+    // And it reports CatchUpTimedOut, kstatus Failed, and leaves both partitions mirroring
     Condition degraded = awaitCondition(NS, "planned", Conditions.DEGRADED, Conditions.TRUE);
     assertThat(degraded.getReason()).isEqualTo("CatchUpTimedOut");
+    Kstatus.Verdict timedOut = kstatusNow(NS, "planned");
+    assertThat(timedOut.status()).as(timedOut.toString()).isEqualTo("Failed");
+    assertThat(timedOut.reason()).as(timedOut.toString()).isEqualTo("CatchUpTimedOut");
+    assertThat(timedOut.phase()).isEqualTo("Failed");
     assertThat(awaitCondition(NS, "planned", Conditions.STOPPED, Conditions.FALSE).getReason())
         .isEqualTo("CatchUpTimedOut");
     for (int p = 0; p < 2; p++) {
@@ -344,6 +389,9 @@ class ClusterMirrorLifecycleIT {
             });
     awaitCondition(NS, "planned", Conditions.STOPPED, Conditions.TRUE);
     assertThat(status("planned").getStoppedOfTotal()).isEqualTo("2/2");
+    Kstatus.Verdict stopped = kstatusNow(NS, "planned");
+    assertThat(stopped.status()).as(stopped.toString()).isEqualTo("Current");
+    assertThat(stopped.phase()).isEqualTo("Stopped");
   }
 
   @Test
@@ -385,6 +433,80 @@ class ClusterMirrorLifecycleIT {
         // JOSDK's reconcile metrics, through its Micrometer support
         .contains("operator_sdk_reconciliations_started_total")
         .contains("operator_sdk_reconciliations_success_total");
+  }
+
+  @Test
+  @Order(6)
+  void anInvalidSpecIsStalledAndKstatusFailed() throws Exception {
+    // Given a mirror whose control Secret does not exist
+    ClusterMirror cr =
+        MirrorFixtures.clusterMirror(
+            NS,
+            "unresolvable",
+            source,
+            UNREACHABLE_SOURCE_ID,
+            destination,
+            MirrorState.Mirroring,
+            List.of("planned"));
+    cr.getSpec().getSource().setBootstrapServers(UNREACHABLE_SOURCE);
+    cr.getSpec().getDestination().getControl().getSecretRef().setName("no-such-secret");
+
+    // When it is applied
+    client.resource(cr).create();
+
+    // Then Degraded and Stalled say InvalidSpec, and kstatus (Flux) reads it Failed
+    assertThat(awaitCondition(NS, "unresolvable", Conditions.DEGRADED, Conditions.TRUE).getReason())
+        .isEqualTo("InvalidSpec");
+    Condition stalled = awaitCondition(NS, "unresolvable", Conditions.STALLED, Conditions.TRUE);
+    assertThat(stalled.getReason()).isEqualTo("InvalidSpec");
+    assertThat(stalled.getMessage()).contains("no-such-secret");
+    assertThat(awaitCondition(NS, "unresolvable", Conditions.RECONCILING, Conditions.FALSE))
+        .isNotNull();
+    Kstatus.Verdict failed = kstatusNow(NS, "unresolvable");
+    assertThat(failed.status()).as(failed.toString()).isEqualTo("Failed");
+    assertThat(failed.reason()).as(failed.toString()).isEqualTo("InvalidSpec");
+    assertThat(failed.message()).as(failed.toString()).contains("no-such-secret");
+    assertThat(failed.phase()).isEqualTo("Failed");
+    client.resources(ClusterMirror.class).inNamespace(NS).withName("unresolvable").delete();
+  }
+
+  /**
+   * kstatus of the mirror now; the status must be of the current generation, so that the verdict
+   * comes from the conditions and not from an observedGeneration behind.
+   */
+  private static Kstatus.Verdict kstatusNow(String ns, String name) {
+    Kstatus.Verdict v = Kstatus.of(env.apiServer(), ns, name);
+    assertThat(v.object().path("status").path("observedGeneration").asLong())
+        .as("observedGeneration of %s", v)
+        .isEqualTo(v.object().path("metadata").path("generation").asLong());
+    return v;
+  }
+
+  /** Waits until kstatus reads {@code expected} from a status of the current generation. */
+  private static Kstatus.Verdict awaitKstatus(String ns, String name, String expected) {
+    Kstatus.Verdict[] last = new Kstatus.Verdict[1];
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> {
+              last[0] = kstatusNow(ns, name);
+              assertThat(last[0].status()).as("kstatus: %s", last[0]).isEqualTo(expected);
+            });
+    return last[0];
+  }
+
+  private static Commands.Result kubectl(String... args) {
+    List<String> command = new java.util.ArrayList<>();
+    command.add(KubeApiServerHarness.kubectl().toString());
+    command.add("--kubeconfig");
+    command.add(env.apiServer().kubeconfigFile().toString());
+    command.add("-n");
+    command.add(NS);
+    command.addAll(List.of(args));
+    Commands.Result r = Commands.run(Duration.ofSeconds(30), command);
+    assertThat(r.exitCode()).as(r.toString()).isZero();
+    return r;
   }
 
   static Set<Long> barrierOffsets(JsonNode describe, String sourceId) {

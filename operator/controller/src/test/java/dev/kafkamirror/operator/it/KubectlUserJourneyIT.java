@@ -117,7 +117,15 @@ class KubectlUserJourneyIT {
     // Then kubectl wait returned, the short name lists the columns, and the watch showed the
     // transition
     assertThat(waited.stdout()).contains("condition met");
-    assertThat(listed).contains("NAME", "STATE", "STOPPED", "MAX LAG", "AGE").contains("Mirroring");
+    // (the observed state first, AGE last: NAME, READY, PHASE, STOPPED, MAX LAG, AGE)
+    List<String> listedLines = listed.lines().toList();
+    assertThat(listedLines).as(listed).hasSize(2);
+    assertThat(listedLines.get(0).trim().split("\\s{2,}"))
+        .as(listed)
+        .containsExactly("NAME", "READY", "PHASE", "STOPPED", "MAX LAG", "AGE");
+    assertThat(listedLines.get(1).trim().split("\\s+"))
+        .as(listed)
+        .startsWith("orders", "True", "Mirroring", "0/3");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     String watched = "";
     while (System.nanoTime() < deadline
@@ -125,7 +133,16 @@ class KubectlUserJourneyIT {
       Thread.sleep(200);
     }
     System.out.println("kubectl get clustermirror -w:\n" + watched);
-    assertThat(watched).contains("NAME", "STATE", "STOPPED", "MAX LAG", "AGE");
+    assertThat(
+            watched
+                .lines()
+                .filter(l -> l.startsWith("NAME"))
+                .findFirst()
+                .orElse("")
+                .trim()
+                .split("\\s{2,}"))
+        .as(watched)
+        .containsExactly("NAME", "READY", "PHASE", "STOPPED", "MAX LAG", "AGE");
     assertThat(watched.lines().filter(l -> l.startsWith("orders")).toList())
         .anySatisfy(l -> assertThat(l).contains("Mirroring", "0/3"))
         .anySatisfy(l -> assertThat(l).contains("Stopped", "3/3"));
