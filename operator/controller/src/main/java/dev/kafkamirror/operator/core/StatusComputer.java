@@ -413,14 +413,17 @@ public final class StatusComputer {
             ? degradedReason
             : aligning
                 ? Reasons.ALIGNING
-                : switch (in.target()) {
-                  case MIRRORING -> total == 0 ? Reasons.NO_PARTITIONS : Reasons.STARTING_MIRRORS;
-                  case PAUSED -> Reasons.PAUSING;
-                  case STOPPED ->
-                      catchUp == FailoverPlan.CatchUp.WAITING
-                          ? Reasons.WAITING_FOR_CATCH_UP
-                          : total == 0 ? Reasons.NO_PARTITIONS : Reasons.STOP_IN_PROGRESS;
-                };
+                : !pending.isEmpty() && in.target() != MirrorIntent.Target.STOPPED
+                    ? Reasons.SOURCE_PARTITIONS_PENDING
+                    : switch (in.target()) {
+                      case MIRRORING ->
+                          total == 0 ? Reasons.NO_PARTITIONS : Reasons.STARTING_MIRRORS;
+                      case PAUSED -> Reasons.PAUSING;
+                      case STOPPED ->
+                          catchUp == FailoverPlan.CatchUp.WAITING
+                              ? Reasons.WAITING_FOR_CATCH_UP
+                              : total == 0 ? Reasons.NO_PARTITIONS : Reasons.STOP_IN_PROGRESS;
+                    };
     conditions.add(
         !ready && !stalled
             ? condition(

@@ -115,9 +115,15 @@ public final class StatusRecorder {
   public ClusterMirrorStatus seedOnFirstVisit(
       ClusterMirror cr, String ref, ClusterMirrorStatus previous, long generation) {
     // Only a status never written: one that records anything (stopStartedAt written before the
-    // first destructive call, an observed generation) is kept as it is, never replaced by a seed.
+    // first destructive call, an observed generation, the partitions pending on the destination
+    // that a restarted operator reads back, a group sync) is kept as it is, never replaced by a
+    // seed.
     if (previous.getObservedGeneration() != null
         || previous.getStopStartedAt() != null
+        || previous.getCatchUpStartedAt() != null
+        || previous.getTopicSync() != null
+        || previous.getConsumerGroupSync() != null
+        || (previous.getPartitions() != null && !previous.getPartitions().isEmpty())
         || (previous.getConditions() != null && !previous.getConditions().isEmpty())) {
       return previous;
     }

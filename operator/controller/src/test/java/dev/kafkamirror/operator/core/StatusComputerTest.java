@@ -505,6 +505,12 @@ class StatusComputerTest {
     assertThat(condition(s, Conditions.READY).getReason())
         .isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
     assertThat(s.getMaxLagRecords()).isNull();
+    // (kstatus: in progress, for the same reason, not Current)
+    assertThat(condition(s, Conditions.RECONCILING).getStatus()).isEqualTo("True");
+    assertThat(condition(s, Conditions.RECONCILING).getReason())
+        .isEqualTo(Reasons.SOURCE_PARTITIONS_PENDING);
+    assertThat(s.getPhase()).isEqualTo(MirrorPhase.Starting);
+    assertThat(kstatusOf(s)).isEqualTo("InProgress");
 
     // And without pending partitions the same observation is Mirroring at lag 0
     ClusterMirrorStatus inLine =
