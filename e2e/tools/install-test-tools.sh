@@ -6,7 +6,10 @@
 #   - kcat, from Debian's packages
 #   - cmo-kstatus (e2e/tools/kstatus: the kstatus library of sigs.k8s.io/cli-utils reading one object) into
 #     $CMO_CACHE/bin, rebuilt whenever its source changes (a stamp holds the source's hash)
-# CMO_SKIP_HELM=1 and CMO_SKIP_KCAT=1 leave out helm and kcat (./demo.sh needs neither).
+#   - cmo-rulecheck (e2e/tools/rulecheck: Prometheus' rule and PromQL parsers) into $CMO_CACHE/bin, rebuilt
+#     whenever its source changes
+# CMO_SKIP_HELM=1, CMO_SKIP_KCAT=1 and CMO_SKIP_RULECHECK=1 leave out helm, kcat and cmo-rulecheck (./demo.sh
+# needs none of them).
 # Second runs reuse the cache. If KUBEBUILDER_ASSETS points at a directory with kube-apiserver, etcd and
 # kubectl, those binaries are linked into the cache layout instead of being built.
 # Prints the kube-api-test directory on its last line.
@@ -130,6 +133,19 @@ build_kstatus() {
   kstatus_source_hash > "$BIN_DIR/cmo-kstatus.stamp"
 }
 
+RULECHECK_SRC="$SCRIPT_DIR/rulecheck"
+
+rulecheck_source_hash() {
+  cat "$RULECHECK_SRC/main.go" "$RULECHECK_SRC/go.mod" "$RULECHECK_SRC/go.sum" | sha256sum | cut -d' ' -f1
+}
+
+build_rulecheck() {
+  log "building cmo-rulecheck (Prometheus rulefmt and PromQL parser) from $RULECHECK_SRC"
+  (cd "$RULECHECK_SRC" && go build -trimpath -ldflags "-s -w" -o "$BIN_DIR/cmo-rulecheck.tmp" .)
+  mv "$BIN_DIR/cmo-rulecheck.tmp" "$BIN_DIR/cmo-rulecheck"
+  rulecheck_source_hash > "$BIN_DIR/cmo-rulecheck.stamp"
+}
+
 install_kcat() {
   if command -v kcat >/dev/null 2>&1; then return; fi
   log "installing kcat from Debian's packages"
@@ -146,6 +162,10 @@ command -v go >/dev/null || { log "Go is required to build kube-apiserver, etcd 
 [ "${CMO_SKIP_HELM:-}" = "1" ] || [ -x "$BIN_DIR/helm" ] || (build_helm)
 if [ ! -x "$BIN_DIR/cmo-kstatus" ] || [ "$(cat "$BIN_DIR/cmo-kstatus.stamp" 2>/dev/null)" != "$(kstatus_source_hash)" ]; then
   build_kstatus
+fi
+if [ "${CMO_SKIP_RULECHECK:-}" != "1" ] && { [ ! -x "$BIN_DIR/cmo-rulecheck" ] \
+    || [ "$(cat "$BIN_DIR/cmo-rulecheck.stamp" 2>/dev/null)" != "$(rulecheck_source_hash)" ]; }; then
+  build_rulecheck
 fi
 [ "${CMO_SKIP_KCAT:-}" = "1" ] || install_kcat
 
