@@ -299,6 +299,125 @@ class SourceFidelityIT {
     assertThat(mirror.get("state").asText()).as(mirror.toString()).isEqualTo("MIRRORING");
   }
 
+  @Test
+  void aPlainStartOnADestinationThatHoldsLocalWritesIsRefusedAndAppendsNothing() throws Exception {
+    // Given a source partition with records 0..9
+    String topic = "local-writes";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    source.createTopic(topic, 1, 1, Map.of());
+    ProducerWrites.idempotent(source, topic, "src", 10);
+
+    // And a destination topic created before it was registered as a mirror, to which an ordinary
+    // idempotent producer wrote 0..2 in that window (records the source never had)
+    destination.createTopic(topic, 1, 2, Map.of());
+    List<String> local = ProducerWrites.idempotent(destination, topic, "local", 3);
+    int leader = destination.leaderOf(tp);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              for (int broker : destination.brokerIds()) {
+                JsonNode d =
+                    MirrorOps.control(destination, broker).describe(topic, 0).result(topic, 0);
+                assertThat(d.get("logEndOffset").asLong()).as("broker " + broker).isEqualTo(3);
+              }
+            });
+    List<String> before = batchesFrom(destination, leader, tp, 0);
+    assertThat(before).isNotEmpty();
+
+    // When the mirror is started with a plain start (no initialSync), leader first
+    List<JsonNode> answers = new ArrayList<>();
+    List<Integer> order = new ArrayList<>(List.of(leader));
+    destination.brokerIds().stream().filter(b -> b != leader).forEach(order::add);
+    for (int broker : order) {
+      answers.add(
+          MirrorOps.control(destination, broker)
+              .startMirroring(MIRROR, source.bootstrapServers(), source.clusterId(), topic, 0)
+              .result(topic, 0));
+    }
+
+    // Then the start is refused on the leader (or the partition halts FAILED) with an error that
+    // names the partition, the mirror, the local log end and that the records were not mirrored
+    JsonNode onLeader = answers.get(0);
+    String why;
+    if (onLeader.has("error")) {
+      assertThat(onLeader.get("error").get("code").asText())
+          .as(onLeader.toString())
+          .isEqualTo("INVALID_STATE");
+      why = onLeader.get("error").get("message").asText();
+    } else {
+      JsonNode mirror = awaitFailedOrAppended(topic, 3);
+      assertThat(mirror.get("state").asText())
+          .as("a plain start on a destination holding 3 local records: " + leaderDescribe(topic))
+          .isEqualTo("FAILED");
+      why = mirror.get("lastError").asText();
+    }
+    assertThat(why).contains(tp.toString(), MIRROR, "log end 3", "not mirrored");
+
+    // And nothing of the source is appended after the local records: the log is as it was
+    Thread.sleep(3_000);
+    for (int broker : destination.brokerIds()) {
+      JsonNode d = MirrorOps.control(destination, broker).describe(topic, 0).result(topic, 0);
+      assertThat(d.get("logEndOffset").asLong()).as("broker " + broker + ": " + d).isEqualTo(3);
+    }
+    assertThat(batchesFrom(destination, leader, tp, 0)).isEqualTo(before);
+    assertThat(readValues(destination, topic)).containsExactlyElementsOf(local);
+  }
+
+  @Test
+  void aReplicaRegisteredEmptyThatLeadsALogWithLocalWritesHaltsAndAppendsNothing()
+      throws Exception {
+    // Given a source partition with records 0..9
+    String topic = "local-writes-follower";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    source.createTopic(topic, 1, 1, Map.of());
+    ProducerWrites.idempotent(source, topic, "src", 10);
+
+    // And a destination topic whose follower alone was registered while its log was empty (the
+    // start passes there), after which an ordinary producer wrote 0..2 through the leader
+    destination.createTopic(topic, 1, 2, Map.of());
+    int leader = destination.leaderOf(tp);
+    int follower = destination.brokerIds().stream().filter(b -> b != leader).findFirst().get();
+    JsonNode started =
+        MirrorOps.control(destination, follower)
+            .startMirroring(MIRROR, source.bootstrapServers(), source.clusterId(), topic, 0)
+            .result(topic, 0);
+    assertThat(started.has("error")).as(started.toString()).isFalse();
+    List<String> local = ProducerWrites.idempotent(destination, topic, "local", 3);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode d =
+                  MirrorOps.control(destination, follower).describe(topic, 0).result(topic, 0);
+              assertThat(d.get("logEndOffset").asLong()).isEqualTo(3);
+            });
+    List<String> before = batchesFrom(destination, leader, tp, 0);
+
+    // When the registered replica becomes leader (and so starts fetching)
+    moveLeadership(tp, follower);
+
+    // Then it halts FAILED / LocalRecordsNotMirrored naming the partition, the mirror and the log
+    // end, and appends nothing of the source after the local records
+    JsonNode mirror = awaitFailedOrAppended(topic, 3);
+    assertThat(destination.leaderOf(tp)).isEqualTo(follower);
+    assertThat(mirror.get("state").asText())
+        .as("a replica registered empty, leading 3 local records: " + leaderDescribe(topic))
+        .isEqualTo("FAILED");
+    assertThat(mirror.get("failedReason").asText()).isEqualTo("LocalRecordsNotMirrored");
+    assertThat(mirror.get("lastError").asText())
+        .contains(tp.toString(), MIRROR, "log end 3", "not mirrored");
+    Thread.sleep(3_000);
+    for (int broker : destination.brokerIds()) {
+      JsonNode d = MirrorOps.control(destination, broker).describe(topic, 0).result(topic, 0);
+      assertThat(d.get("logEndOffset").asLong()).as("broker " + broker + ": " + d).isEqualTo(3);
+    }
+    assertThat(batchesFrom(destination, follower, tp, 0)).isEqualTo(before);
+    assertThat(readValues(destination, topic)).containsExactlyElementsOf(local);
+  }
+
   // --- helpers
 
   private static void startOnEveryDestinationBroker(String topic) {

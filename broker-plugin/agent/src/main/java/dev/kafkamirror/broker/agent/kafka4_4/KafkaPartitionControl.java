@@ -124,7 +124,8 @@ public final class KafkaPartitionControl implements PartitionControl {
       PartitionRef ref, String mirrorName, ControlRequest.MirrorSource source)
       throws PartitionOperationException {
     TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
-    localPartition(tp);
+    Partition partition = localPartition(tp);
+    refuseLocalRecordsBeforeMirror(tp, partition, mirrorName);
     Properties props = new Properties();
     props.putAll(source.properties());
     props.put("bootstrap.servers", source.bootstrapServers());
@@ -139,6 +140,52 @@ public final class KafkaPartitionControl implements PartitionControl {
       throw new PartitionOperationException(Code.INVALID_STATE, e.getMessage(), e);
     }
   }
+
+  /**
+   * Refuses a plain start of a partition that is no mirror yet (no registration on this broker,
+   * none in the cluster's membership) while its log already used offsets: those records were
+   * written while it was an ordinary partition, and mirroring from the log end would keep them
+   * where the source holds others. While the membership is not read yet the start goes on: the
+   * fetcher checks again before the first append ({@link ClusterMembership}) and halts the
+   * partition then.
+   */
+  private static void refuseLocalRecordsBeforeMirror(
+      TopicPartition tp, Partition partition, String mirrorName)
+      throws PartitionOperationException {
+    if (MirrorRegistry.instance().entry(tp).isPresent()) {
+      return; // a restart or a repeated start: the registry's own rules apply
+    }
+    Option<UnifiedLog> log = partition.log();
+    if (log.isEmpty()) {
+      return;
+    }
+    String why =
+        dev.kafkamirror.broker.core.mirror.SourceAlignment.localRecordsBeforeMirror(
+            tp.toString(), mirrorName, log.get().logStartOffset(), log.get().logEndOffset());
+    if (why == null) {
+      return; // the log never held a record
+    }
+    try {
+      // Read the membership up to date: a partition mirrored before (by another leader, or on a
+      // replica whose registration was lost) is a member and its log is the source's.
+      dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.get().sync(5_000L);
+    } catch (dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException e) {
+      LOG.warn(
+          "{}: cannot read the mirror membership now ({}); the fetcher checks again before the"
+              + " first append",
+          tp,
+          e.getMessage());
+      return;
+    }
+    if (ClusterMembership.memberRecorded(tp, log.get().topicId()).orElse(true)) {
+      return;
+    }
+    LOG.warn("refused a plain start: {}", why);
+    throw new PartitionOperationException(Code.INVALID_STATE, why);
+  }
+
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(KafkaPartitionControl.class);
 
   @Override
   public Map<String, Object> startMirroring(

@@ -156,4 +156,48 @@ public final class SourceAlignment {
         + " or delete the destination topic, create it again empty and start the mirror to"
         + " mirror the new source topic from its start";
   }
+
+  /** The reason of a destination partition that held records of its own before it was mirrored. */
+  public static final String LOCAL_RECORDS_NOT_MIRRORED = "LocalRecordsNotMirrored";
+
+  /**
+   * Decides a plain start (no initialSync) of a partition that is no mirror yet: neither registered
+   * on this broker nor recorded in the cluster's mirror membership, so nothing in its log was
+   * mirrored. The mirror fetches at the local log end, so any offset the log already used (records
+   * written while the partition was ordinary and writable, or deleted since) would keep records the
+   * source did not give at offsets where the source holds others, and skip the source's records
+   * below the log end.
+   *
+   * @param partition names the partition in messages (topic-partition)
+   * @param mirrorName the mirror being started
+   * @param localLogStart the local log start offset
+   * @param localLogEnd the local log end offset
+   * @return null when the log never held a record (log end 0), else the refusal, naming the offsets
+   *     and what to do
+   */
+  public static String localRecordsBeforeMirror(
+      String partition, String mirrorName, long localLogStart, long localLogEnd) {
+    if (localLogEnd <= 0) {
+      return null;
+    }
+    return partition
+        + ": cannot start mirror "
+        + mirrorName
+        + ": the destination log already holds records that were not mirrored from the source"
+        + " (log start "
+        + localLogStart
+        + ", log end "
+        + localLogEnd
+        + "; offsets 0.."
+        + (localLogEnd - 1)
+        + " were written to it, or deleted from it, while it was an ordinary writable partition)."
+        + " Mirroring would fetch from offset "
+        + localLogEnd
+        + ", keeping those records where the source holds others and skipping the source's"
+        + " records 0.."
+        + (localLogEnd - 1)
+        + ". Nothing was changed. Way out: delete the destination topic, create it again empty"
+        + " and start the mirror; or, if this cluster was the mirror's earlier source (a"
+        + " failback), start with initialSync TRUNCATE_AND_RESTORE";
+  }
 }

@@ -68,4 +68,33 @@ class SourceAlignmentTest {
     assertThat(SourceAlignment.topicRecreated(TP, "orders", "AAA", "BBB"))
         .contains(TP, "orders", "AAA", "BBB", "created again", "Way out");
   }
+
+  @Test
+  void aPlainStartOfANeverWrittenLogIsAllowed() {
+    // Given a destination log that never held a record (log start and end 0)
+    // Then a plain start is allowed
+    assertThat(SourceAlignment.localRecordsBeforeMirror("orders-0", "m", 0, 0)).isNull();
+  }
+
+  @Test
+  void aPlainStartOfALogHoldingLocalRecordsIsRefusedNamingEverything() {
+    // Given a destination log holding 0..2, written while it was an ordinary partition
+    String why = SourceAlignment.localRecordsBeforeMirror("orders-0", "a-to-b", 0, 3);
+
+    // Then the start is refused, naming the partition, the mirror, the offsets and the way out
+    assertThat(why)
+        .contains("orders-0", "a-to-b", "log start 0", "log end 3", "not mirrored")
+        .contains("offsets 0..2", "fetch from offset 3")
+        .contains("delete the destination topic", "TRUNCATE_AND_RESTORE");
+  }
+
+  @Test
+  void aPlainStartOfALogWhoseLocalRecordsWereDeletedIsRefusedToo() {
+    // Given a destination log whose local records 0..4 were deleted (log start = log end = 5):
+    // mirroring from 5 would skip the source's 0..4
+    String why = SourceAlignment.localRecordsBeforeMirror("orders-0", "m", 5, 5);
+
+    // Then it is refused as well
+    assertThat(why).contains("log start 5", "log end 5", "records 0..4");
+  }
 }

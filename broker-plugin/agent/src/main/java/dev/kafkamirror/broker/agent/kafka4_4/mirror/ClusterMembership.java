@@ -251,6 +251,29 @@ public final class ClusterMembership {
       requestHolder(store, existing.get());
       return true;
     }
+    if (generation == 0 && entry.alignment() == null && partition.log().isDefined()) {
+      // The first membership of a plain start: nothing in this log was mirrored. A log that already
+      // used offsets holds (or held) records the source did not give.
+      String why =
+          dev.kafkamirror.broker.core.mirror.SourceAlignment.localRecordsBeforeMirror(
+              tp.toString(),
+              entry.mirrorName(),
+              partition.log().get().logStartOffset(),
+              partition.log().get().logEndOffset());
+      if (why != null) {
+        String halted =
+            why.replace(": cannot start mirror ", ": not mirroring for mirror ")
+                .replace(
+                    "Nothing was changed.",
+                    "Nothing was appended; the partition stays read-only, FAILED.");
+        entry.fail(
+            dev.kafkamirror.broker.core.mirror.SourceAlignment.LOCAL_RECORDS_NOT_MIRRORED,
+            halted,
+            id);
+        LOG.error("{}", halted);
+        return false;
+      }
+    }
     MirrorMembership m =
         new MirrorMembership(
             id,
@@ -368,6 +391,20 @@ public final class ClusterMembership {
     }
     holderRequestedAt.put(key, now);
     store.writeHolderAsync(m);
+  }
+
+  /**
+   * Whether the cluster records a mirror membership of the partition (any mirror, any generation);
+   * empty while that cannot be known (the membership not read yet since this broker started, or no
+   * topic id).
+   */
+  public static Optional<Boolean> memberRecorded(TopicPartition tp, Optional<Uuid> topicId) {
+    Optional<StopStateStore> store = StopStateStore.ifStarted();
+    if (store.isEmpty() || !store.get().caughtUpOnce() || topicId.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        store.get().membership().member(topicId.get().toString(), tp.partition()).isPresent());
   }
 
   /** The brokers known to hold the membership of the partition (for the fence). */
