@@ -9,7 +9,7 @@ log_dir="${TMPDIR:-/tmp}/cluster-mirror-demo"
 mkdir -p "$log_dir"
 echo "Preparing: kube-apiserver, etcd and kubectl (cached after the first run) ... log: $log_dir/tools.log"
 # The demo uses neither helm, kcat nor cmo-rulecheck: do not build or install them here (the test suite does).
-CMO_SKIP_HELM=1 CMO_SKIP_KCAT=1 CMO_SKIP_RULECHECK=1 bash e2e/tools/install-test-tools.sh >"$log_dir/tools.log" 2>&1 || { tail -20 "$log_dir/tools.log"; exit 1; }
+CMO_SKIP_HELM=1 CMO_SKIP_KCAT=1 CMO_SKIP_RULECHECK=1 CMO_SKIP_LUA=1 bash e2e/tools/install-test-tools.sh >"$log_dir/tools.log" 2>&1 || { tail -20 "$log_dir/tools.log"; exit 1; }
 echo "Preparing: building the plugin, the operator and the demo ... log: $log_dir/build.log"
 ./mvnw -B -q install -DskipTests -Dcmo.install.skip=true -pl e2e/demo -am >"$log_dir/build.log" 2>&1 \
   || { tail -40 "$log_dir/build.log"; exit 1; }

@@ -4,12 +4,13 @@
 #     into the layout Fabric8 kube-api-test expects: $CMO_CACHE/kubeapitest/k8s/<version>-linux-amd64/
 #   - helm (${HELM_VERSION}) built from Go modules into $CMO_CACHE/bin
 #   - kcat, from Debian's packages
+#   - lua5.4, from Debian's packages (runs the chart's Argo CD health check in ClusterMirrorLifecycleIT)
 #   - cmo-kstatus (e2e/tools/kstatus: the kstatus library of sigs.k8s.io/cli-utils reading one object) into
 #     $CMO_CACHE/bin, rebuilt whenever its source changes (a stamp holds the source's hash)
 #   - cmo-rulecheck (e2e/tools/rulecheck: Prometheus' rule and PromQL parsers) into $CMO_CACHE/bin, rebuilt
 #     whenever its source changes
-# CMO_SKIP_HELM=1, CMO_SKIP_KCAT=1 and CMO_SKIP_RULECHECK=1 leave out helm, kcat and cmo-rulecheck (./demo.sh
-# needs none of them).
+# CMO_SKIP_HELM=1, CMO_SKIP_KCAT=1, CMO_SKIP_RULECHECK=1 and CMO_SKIP_LUA=1 leave out helm, kcat, cmo-rulecheck
+# and lua5.4 (./demo.sh needs none of them).
 # Second runs reuse the cache. If KUBEBUILDER_ASSETS points at a directory with kube-apiserver, etcd and
 # kubectl, those binaries are linked into the cache layout instead of being built.
 # Prints the kube-api-test directory on its last line.
@@ -155,6 +156,15 @@ install_kcat() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq kcat >/dev/null
 }
 
+install_lua() {
+  if command -v lua5.4 >/dev/null 2>&1; then return; fi
+  log "installing lua5.4 from Debian's packages"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq lua5.4 >/dev/null
+}
+
 command -v go >/dev/null || { log "Go is required to build kube-apiserver, etcd and helm (go not on PATH)"; exit 1; }
 
 [ -x "$ASSETS_DIR/kube-apiserver" ] && [ -x "$ASSETS_DIR/kubectl" ] || (build_kubernetes)
@@ -168,10 +178,12 @@ if [ "${CMO_SKIP_RULECHECK:-}" != "1" ] && { [ ! -x "$BIN_DIR/cmo-rulecheck" ] \
   build_rulecheck
 fi
 [ "${CMO_SKIP_KCAT:-}" = "1" ] || install_kcat
+[ "${CMO_SKIP_LUA:-}" = "1" ] || install_lua
 
 "$ASSETS_DIR/kube-apiserver" --version >&2
 # sed, not head: head exits early and the writer dies of SIGPIPE, which pipefail turns into a failure.
 "$ASSETS_DIR/etcd" --version | sed -n 1p >&2
 if [ -x "$BIN_DIR/helm" ]; then "$BIN_DIR/helm" version --short >&2; fi
 if command -v kcat >/dev/null; then kcat -V 2>&1 | sed -n 1p >&2; fi
+if command -v lua5.4 >/dev/null; then lua5.4 -v >&2; fi
 echo "$CMO_CACHE/kubeapitest"

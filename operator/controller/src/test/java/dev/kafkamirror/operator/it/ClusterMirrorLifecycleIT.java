@@ -472,9 +472,16 @@ class ClusterMirrorLifecycleIT {
 
   /**
    * kstatus of the mirror now; the status must be of the current generation, so that the verdict
-   * comes from the conditions and not from an observedGeneration behind.
+   * comes from the conditions and not from an observedGeneration behind. The chart's Argo CD health
+   * check (Lua) and Flux healthCheckExprs (CEL) must read the same object the same way.
    */
   private static Kstatus.Verdict kstatusNow(String ns, String name) {
+    Kstatus.Verdict v = kstatusOfCurrentGeneration(ns, name);
+    GitOpsHealth.assertAgreesWithKstatus(v);
+    return v;
+  }
+
+  private static Kstatus.Verdict kstatusOfCurrentGeneration(String ns, String name) {
     Kstatus.Verdict v = Kstatus.of(env.apiServer(), ns, name);
     assertThat(v.object().path("status").path("observedGeneration").asLong())
         .as("observedGeneration of %s", v)
@@ -482,7 +489,10 @@ class ClusterMirrorLifecycleIT {
     return v;
   }
 
-  /** Waits until kstatus reads {@code expected} from a status of the current generation. */
+  /**
+   * Waits until kstatus reads {@code expected} from a status of the current generation; the Argo CD
+   * and Flux checks must then agree on that same object.
+   */
   private static Kstatus.Verdict awaitKstatus(String ns, String name, String expected) {
     Kstatus.Verdict[] last = new Kstatus.Verdict[1];
     await()
@@ -490,9 +500,10 @@ class ClusterMirrorLifecycleIT {
         .pollInterval(Duration.ofMillis(300))
         .untilAsserted(
             () -> {
-              last[0] = kstatusNow(ns, name);
+              last[0] = kstatusOfCurrentGeneration(ns, name);
               assertThat(last[0].status()).as("kstatus: %s", last[0]).isEqualTo(expected);
             });
+    GitOpsHealth.assertAgreesWithKstatus(last[0]);
     return last[0];
   }
 
