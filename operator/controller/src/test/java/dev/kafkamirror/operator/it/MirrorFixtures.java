@@ -1,8 +1,14 @@
 package dev.kafkamirror.operator.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
+import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
+import dev.kafkamirror.operator.api.v1alpha1.Condition;
+import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.DestinationCluster;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
@@ -20,6 +26,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,9 +73,9 @@ final class MirrorFixtures {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + crd, e);
     }
-    org.awaitility.Awaitility.await()
-        .atMost(java.time.Duration.ofSeconds(30))
-        .pollInterval(java.time.Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
         .until(
             () -> {
               var stored =
@@ -86,9 +93,9 @@ final class MirrorFixtures {
                           c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
             });
     // Established can come a moment before the group's REST path serves lists.
-    org.awaitility.Awaitility.await()
-        .atMost(java.time.Duration.ofSeconds(30))
-        .pollInterval(java.time.Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
         .ignoreExceptions()
         .until(
             () -> {
@@ -175,5 +182,40 @@ final class MirrorFixtures {
     return new PluginControlClient(
         cluster.listenerOf(brokerId, PluginControlClient.LISTENER_PROPERTY),
         PluginControlClient.TEST_SECRET);
+  }
+
+  /** The status of ClusterMirror {@code namespace/name}, or null before the first status write. */
+  static ClusterMirrorStatus status(KubernetesClient client, String namespace, String name) {
+    return client
+        .resources(ClusterMirror.class)
+        .inNamespace(namespace)
+        .withName(name)
+        .get()
+        .getStatus();
+  }
+
+  /**
+   * Waits up to {@code wait} until condition {@code type} of the ClusterMirror is {@code value}.
+   */
+  static void awaitCondition(
+      KubernetesClient client,
+      String namespace,
+      String name,
+      String type,
+      String value,
+      Duration wait) {
+    await()
+        .atMost(wait)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () -> {
+              ClusterMirrorStatus s = status(client, namespace, name);
+              assertThat(s).as("status of %s", name).isNotNull();
+              Condition condition = Conditions.find(s, type).orElse(null);
+              assertThat(condition).as("%s of %s in %s", type, name, s.getConditions()).isNotNull();
+              assertThat(condition.getStatus())
+                  .as("%s of %s: %s %s", type, name, condition.getReason(), condition.getMessage())
+                  .isEqualTo(value);
+            });
   }
 }

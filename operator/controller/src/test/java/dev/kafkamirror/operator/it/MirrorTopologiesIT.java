@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
-import dev.kafkamirror.operator.api.v1alpha1.Condition;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.testing.failover.FailoverChecker;
@@ -272,23 +271,11 @@ class MirrorTopologiesIT {
   }
 
   private static ClusterMirrorStatus status(String name) {
-    return client.resources(ClusterMirror.class).inNamespace(NS).withName(name).get().getStatus();
+    return MirrorFixtures.status(client, NS, name);
   }
 
   private static void awaitCondition(String name, String type, String value) {
-    await()
-        .atMost(WAIT)
-        .pollInterval(Duration.ofMillis(200))
-        .untilAsserted(
-            () -> {
-              ClusterMirrorStatus s = status(name);
-              assertThat(s).as("status of %s", name).isNotNull();
-              Condition condition = Conditions.find(s, type).orElse(null);
-              assertThat(condition).as("%s of %s in %s", type, name, s.getConditions()).isNotNull();
-              assertThat(condition.getStatus())
-                  .as("%s of %s: %s %s", type, name, condition.getReason(), condition.getMessage())
-                  .isEqualTo(value);
-            });
+    MirrorFixtures.awaitCondition(client, NS, name, type, value, WAIT);
   }
 
   /** Every partition of {@code topic} on the single-node {@code cluster} is MIRRORING. */
