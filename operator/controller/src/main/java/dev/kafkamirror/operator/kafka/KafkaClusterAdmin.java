@@ -241,18 +241,25 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
     if (topics.isEmpty()) {
       return Map.of();
     }
-    Set<String> present = topicNames();
+    // One DescribeConfigs: a topic this cluster lacks answers UNKNOWN_TOPIC_OR_PARTITION and is
+    // left out, without listing every topic first.
     List<ConfigResource> resources = new ArrayList<>();
     for (String t : topics) {
-      if (present.contains(t)) {
-        resources.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
+      resources.add(new ConfigResource(ConfigResource.Type.TOPIC, t));
+    }
+    Map<ConfigResource, Config> described = new HashMap<>();
+    for (Map.Entry<ConfigResource, org.apache.kafka.common.KafkaFuture<Config>> e :
+        admin.describeConfigs(resources).values().entrySet()) {
+      try {
+        described.put(
+            e.getKey(), get(e.getValue(), "describe the configs of topic " + e.getKey().name()));
+      } catch (KafkaCallException missing) {
+        if (!(missing.getCause()
+            instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+          throw missing;
+        }
       }
     }
-    if (resources.isEmpty()) {
-      return Map.of();
-    }
-    Map<ConfigResource, Config> described =
-        get(admin.describeConfigs(resources).all(), "describe the configs of topics " + topics);
     Map<String, Map<String, String>> out = new java.util.TreeMap<>();
     described.forEach(
         (resource, config) -> {
