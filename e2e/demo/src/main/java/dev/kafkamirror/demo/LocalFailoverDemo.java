@@ -69,10 +69,13 @@ public final class LocalFailoverDemo {
 
   static final String TOPIC = "payments";
   static final int PARTITIONS = 3;
-  private static final String NAMESPACE = "demo";
-  private static final String NAME = "payments";
-  private static final String SECRET = "destination-control";
-  private static final Duration WAIT = Duration.ofMinutes(3);
+  static final String NAMESPACE = "demo";
+  static final String NAME = "payments";
+  static final String SECRET = "destination-control";
+  static final Duration WAIT = Duration.ofMinutes(3);
+
+  /** The system property (set by {@code ./demo.sh --failback}) that adds the failback leg. */
+  static final String FAILBACK_PROPERTY = "cmo.demo.failback";
 
   /** What the demo found at the end. */
   public record Summary(
@@ -83,11 +86,16 @@ public final class LocalFailoverDemo {
       int unexpected,
       Map<Integer, Long> barrierOffsets,
       boolean producerIdCollided,
-      boolean stopped) {
+      boolean stopped,
+      Summary failback) {
 
-    /** Whether the failover kept every committed record exactly once and wrote one barrier each. */
+    /**
+     * Whether the failover kept every committed record exactly once and wrote one barrier each;
+     * with a failback leg, whether that leg did too.
+     */
     public boolean ok() {
-      return stopped
+      return (failback == null || failback.ok())
+          && stopped
           && missing == 0
           && duplicates == 0
           && unexpected == 0
@@ -98,19 +106,45 @@ public final class LocalFailoverDemo {
   }
 
   private final PrintStream out;
+  private final boolean failback;
   private final long startNanos = System.nanoTime();
 
+  /** What the failover leg leaves for the failback leg. */
+  record FailoverLeg(
+      List<String> committedOnA,
+      List<String> writtenOnB,
+      ClusterMirrorStatus stopped,
+      int sourceBroker,
+      Summary summary) {}
+
   LocalFailoverDemo(PrintStream out) {
+    this(out, false);
+  }
+
+  LocalFailoverDemo(PrintStream out, boolean failback) {
     this.out = out;
+    this.failback = failback;
   }
 
   public static void main(String[] args) throws Exception {
-    Summary summary = new LocalFailoverDemo(System.out).run();
+    boolean failback = Boolean.getBoolean(FAILBACK_PROPERTY);
+    for (String a : args) {
+      if (a.equals("--failback")) {
+        failback = true;
+      } else {
+        System.err.println("unknown argument " + a + "; usage: ./demo.sh [--failback]");
+        System.exit(2);
+      }
+    }
+    Summary summary = new LocalFailoverDemo(System.out, failback).run();
     System.exit(summary.ok() ? 0 : 1);
   }
 
   Summary run() throws Exception {
-    banner("Cluster Mirror Operator: a local failover, narrated");
+    banner(
+        failback
+            ? "Cluster Mirror Operator: a local failover and failback, narrated"
+            : "Cluster Mirror Operator: a local failover, narrated");
     say("Everything runs on this machine, on loopback ports, and is removed at the end.");
     Path agentJar = Path.of(required("cmo.agent.jar"));
     Path crd = Path.of(required("cmo.crds.dir")).resolve("clustermirrors.kafkamirror.dev-v1.yml");
@@ -118,7 +152,16 @@ public final class LocalFailoverDemo {
     step(
         "1. Start a source cluster A, a destination cluster B (3 brokers with the plugin), a"
             + " Kubernetes API server and the operator");
-    try (KafkaCluster source = KafkaClusterConfig.builder("demo-a").singleNode().start();
+    KafkaClusterConfig.Builder sourceConfig = KafkaClusterConfig.builder("demo-a").singleNode();
+    if (failback) {
+      // A is a destination in the failback leg: it runs the plugin from the start.
+      sourceConfig
+          .javaAgent(agentJar, null)
+          .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
+          .brokerProperty(PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+          .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true");
+    }
+    try (KafkaCluster source = sourceConfig.start();
         KafkaCluster destination =
             KafkaClusterConfig.builder("demo-b")
                 .controllerPlusBrokers(3)
@@ -136,14 +179,29 @@ public final class LocalFailoverDemo {
       }
       awaitTrue("the ClusterMirror API to serve", () -> listable(client));
       try (OperatorMain operator = startOperator(kube)) {
-        return failOver(source, destination, kube, client);
+        FailoverLeg leg = failOver(source, destination, kube, client);
+        if (!failback || !leg.summary().ok()) {
+          return leg.summary();
+        }
+        Summary back = new FailbackLeg(this, source, destination, kube, client).run(leg);
+        Summary first = leg.summary();
+        return new Summary(
+            first.expected(),
+            first.found(),
+            first.duplicates(),
+            first.missing(),
+            first.unexpected(),
+            first.barrierOffsets(),
+            first.producerIdCollided(),
+            first.stopped(),
+            back);
       }
     } finally {
       say("cleaned up: every process this demo started is stopped");
     }
   }
 
-  private Summary failOver(
+  private FailoverLeg failOver(
       KafkaCluster source,
       KafkaCluster destination,
       KubeApiServerHarness kube,
@@ -208,8 +266,9 @@ public final class LocalFailoverDemo {
               + NAME
               + " -p '{\"spec\":{\"state\":\"Stopped\"}}'");
       open.close(Duration.ZERO);
-      source.close();
-      say("A is gone (its data centre is lost)");
+      int sourceBroker = source.brokerIds().get(0);
+      source.killBroker(sourceBroker);
+      say("A is gone (its data centre is lost: kill -9 of its broker; its disk stays)");
       long stopAskedNanos = System.nanoTime();
       kubectl(
           kube,
@@ -222,7 +281,7 @@ public final class LocalFailoverDemo {
           "merge",
           "-p",
           "{\"spec\":{\"state\":\"Stopped\"}}");
-      ClusterMirror stopped = watchUntilStopped(client);
+      ClusterMirror stopped = watchUntilStopped(client, NAME);
       say(
           String.format(
               "Stopped=True %.1f s after the spec change",
@@ -278,7 +337,7 @@ public final class LocalFailoverDemo {
       Summary summary = verify(expected, found, barriers, collided, true);
       printSummary(summary, found.size());
       step(summary.ok() ? "Done: the failover kept every committed record, once." : "FAILED");
-      return summary;
+      return new FailoverLeg(committed, local, stopped.getStatus(), sourceBroker, summary);
     }
   }
 
@@ -305,7 +364,8 @@ public final class LocalFailoverDemo {
         unexpected,
         barriers,
         collided,
-        stopped);
+        stopped,
+        null);
   }
 
   private OperatorMain startOperator(KubeApiServerHarness kube) throws Exception {
@@ -347,7 +407,7 @@ public final class LocalFailoverDemo {
   }
 
   /** Runs the test kubectl against the demo's API server, printing the command and its output. */
-  private void kubectl(KubeApiServerHarness kube, String... arguments) {
+  void kubectl(KubeApiServerHarness kube, String... arguments) {
     List<String> command = new ArrayList<>(List.of(KubeApiServerHarness.kubectl().toString()));
     command.addAll(List.of(arguments));
     say("$ kubectl " + String.join(" ", quoted(arguments)));
@@ -417,8 +477,8 @@ public final class LocalFailoverDemo {
    * coordinator is that broker: the leader of its {@code __transaction_state} partition, which
    * Kafka picks as abs(hashCode) modulo the partition count.
    */
-  private static Map<Integer, String> transactionalIdPerCoordinator(
-      KafkaCluster cluster, String prefix) throws Exception {
+  static Map<Integer, String> transactionalIdPerCoordinator(KafkaCluster cluster, String prefix)
+      throws Exception {
     try (Admin admin = cluster.admin()) {
       org.apache.kafka.clients.admin.TopicDescription state =
           admin
@@ -449,8 +509,8 @@ public final class LocalFailoverDemo {
     }
   }
 
-  private static void writeIdempotent(
-      String bootstrap, String prefix, int count, List<String> written) throws Exception {
+  static void writeIdempotent(String bootstrap, String prefix, int count, List<String> written)
+      throws Exception {
     try (KafkaProducer<String, String> p = TestClients.idempotentProducer(bootstrap)) {
       for (int i = 0; i < count; i++) {
         String value = prefix + "-" + i;
@@ -460,7 +520,7 @@ public final class LocalFailoverDemo {
     }
   }
 
-  private static void writeTransactions(
+  static void writeTransactions(
       String bootstrap,
       String transactionalId,
       int transactions,
@@ -483,7 +543,7 @@ public final class LocalFailoverDemo {
     }
   }
 
-  private static Map<Integer, Set<Long>> producerIds(KafkaCluster cluster) throws Exception {
+  static Map<Integer, Set<Long>> producerIds(KafkaCluster cluster) throws Exception {
     List<TopicPartition> partitions = new ArrayList<>();
     for (int i = 0; i < PARTITIONS; i++) {
       partitions.add(new TopicPartition(TOPIC, i));
@@ -502,7 +562,7 @@ public final class LocalFailoverDemo {
     return out;
   }
 
-  private static Map<Integer, Long> barrierOffsets(KafkaCluster destination) {
+  static Map<Integer, Long> barrierOffsets(KafkaCluster destination) {
     Map<Integer, Long> out = new TreeMap<>();
     for (int broker : destination.brokerIds()) {
       PluginControlClient control =
@@ -525,10 +585,19 @@ public final class LocalFailoverDemo {
   private ClusterMirror awaitStatus(
       KubernetesClient client, String what, java.util.function.Predicate<ClusterMirrorStatus> test)
       throws InterruptedException {
+    return awaitStatus(client, NAME, what, test);
+  }
+
+  ClusterMirror awaitStatus(
+      KubernetesClient client,
+      String name,
+      String what,
+      java.util.function.Predicate<ClusterMirrorStatus> test)
+      throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       ClusterMirror cm =
-          client.resources(ClusterMirror.class).inNamespace(NAMESPACE).withName(NAME).get();
+          client.resources(ClusterMirror.class).inNamespace(NAMESPACE).withName(name).get();
       if (cm != null && cm.getStatus() != null && test.test(cm.getStatus())) {
         say("status: " + what);
         return cm;
@@ -539,12 +608,13 @@ public final class LocalFailoverDemo {
   }
 
   /** Prints every change of the conditions and counts until Stopped=True. */
-  private ClusterMirror watchUntilStopped(KubernetesClient client) throws InterruptedException {
+  ClusterMirror watchUntilStopped(KubernetesClient client, String name)
+      throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     String last = "";
     while (System.nanoTime() < deadline) {
       ClusterMirror cm =
-          client.resources(ClusterMirror.class).inNamespace(NAMESPACE).withName(NAME).get();
+          client.resources(ClusterMirror.class).inNamespace(NAMESPACE).withName(name).get();
       ClusterMirrorStatus s = cm == null ? null : cm.getStatus();
       if (s != null) {
         String line = describeStatus(s);
@@ -558,10 +628,11 @@ public final class LocalFailoverDemo {
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("the ClusterMirror did not report Stopped=True within " + WAIT);
+    throw new IllegalStateException(
+        "the ClusterMirror " + name + " did not report Stopped=True within " + WAIT);
   }
 
-  private static String describeStatus(ClusterMirrorStatus s) {
+  static String describeStatus(ClusterMirrorStatus s) {
     StringBuilder b = new StringBuilder();
     for (Condition c : s.getConditions()) {
       b.append(c.getType()).append('=').append(c.getStatus());
@@ -590,7 +661,7 @@ public final class LocalFailoverDemo {
   }
 
   /** The log end offset of each partition of the demo's topic on {@code source}. */
-  private static Map<Integer, Long> sourceLogEnds(KafkaCluster source) throws Exception {
+  static Map<Integer, Long> logEnds(KafkaCluster source) throws Exception {
     Map<Integer, Long> ends = new TreeMap<>();
     try (Admin admin = source.admin()) {
       Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
@@ -609,7 +680,7 @@ public final class LocalFailoverDemo {
 
   private static boolean mirroredUpToSource(KafkaCluster source, KafkaCluster destination) {
     try {
-      Map<Integer, Long> ends = sourceLogEnds(source);
+      Map<Integer, Long> ends = logEnds(source);
       long caughtUp =
           leaderDescribes(destination).stream()
               .filter(r -> r.get("highWatermark").asLong() == ends.get(r.get("partition").asInt()))
@@ -622,7 +693,7 @@ public final class LocalFailoverDemo {
 
   /** Log end offsets on A and on B's leaders, and B's producer ids, per partition. */
   private void printMirror(KafkaCluster source, KafkaCluster destination) throws Exception {
-    Map<Integer, Long> sourceEnds = sourceLogEnds(source);
+    Map<Integer, Long> sourceEnds = logEnds(source);
     Map<Integer, Set<Long>> idsOnB = producerIds(destination);
     say(
         String.format(
@@ -637,8 +708,7 @@ public final class LocalFailoverDemo {
   }
 
   /** The plugin's describe of each partition of the demo's topic, from the broker that leads it. */
-  private static List<com.fasterxml.jackson.databind.JsonNode> leaderDescribes(
-      KafkaCluster destination) {
+  static List<com.fasterxml.jackson.databind.JsonNode> leaderDescribes(KafkaCluster destination) {
     List<com.fasterxml.jackson.databind.JsonNode> leaders = new ArrayList<>();
     for (int broker : destination.brokerIds()) {
       PluginControlClient control =
@@ -654,7 +724,7 @@ public final class LocalFailoverDemo {
     return leaders;
   }
 
-  private void printPartitions(ClusterMirrorStatus s) {
+  void printPartitions(ClusterMirrorStatus s) {
     say(
         String.format(
             "%-12s %-9s %-10s %-10s %-12s %-10s %-6s",
@@ -688,7 +758,7 @@ public final class LocalFailoverDemo {
             + (s.producerIdCollided() ? "yes, harmlessly" : "no"));
   }
 
-  private static void awaitTrue(String what, Supplier<Boolean> test) throws InterruptedException {
+  static void awaitTrue(String what, Supplier<Boolean> test) throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!test.get()) {
       if (System.nanoTime() > deadline) {
@@ -698,11 +768,11 @@ public final class LocalFailoverDemo {
     }
   }
 
-  private static int nz(Integer i) {
+  static int nz(Integer i) {
     return i == null ? 0 : i;
   }
 
-  private static String dash(Object o) {
+  static String dash(Object o) {
     return o == null ? "-" : o.toString();
   }
 
@@ -722,12 +792,12 @@ public final class LocalFailoverDemo {
     out.println("=".repeat(text.length()));
   }
 
-  private void step(String text) {
+  void step(String text) {
     out.println();
     out.printf("[%6.1fs] %s%n", elapsedSeconds(), text);
   }
 
-  private void say(String text) {
+  void say(String text) {
     out.printf("          %s%n", text);
   }
 

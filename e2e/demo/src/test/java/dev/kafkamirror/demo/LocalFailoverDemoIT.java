@@ -11,14 +11,16 @@ import org.junit.jupiter.api.Test;
 class LocalFailoverDemoIT {
 
   @Test
-  void theDemoFailsOverWithEveryCommittedRecordOnceAndOneBarrierPerPartition() throws Exception {
+  void theDemoFailsOverAndBackWithEveryCommittedRecordOnceAndOneBarrierPerPartition()
+      throws Exception {
     // Given the demo's narration captured
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream tee =
         new PrintStream(new TeeStream(captured, System.out), true, StandardCharsets.UTF_8);
 
-    // When it runs from start to end
-    LocalFailoverDemo.Summary summary = new LocalFailoverDemo(tee).run();
+    // When it runs from start to end, with the failback leg (./demo.sh --failback: the same
+    // failover first, so one run covers both)
+    LocalFailoverDemo.Summary summary = new LocalFailoverDemo(tee, true).run();
 
     // Then every record committed on A before it died, and every record written on B, is read once
     assertThat(summary.expected()).isEqualTo(30 + 12 + 9 + 3);
@@ -42,6 +44,26 @@ class LocalFailoverDemoIT {
         .containsPattern("(?m)^\\s+payments\\s+\\S")
         .contains("clustermirror.kafkamirror.dev/payments patched")
         .contains("Done: the failover kept every committed record, once.");
+
+    // And the failback leg: A, truncated to B's recorded end and mirrored, switched back behind
+    // its own barrier, holds A's committed records, B's and its new ones, each once, and none of
+    // the records it held alone (a transaction open when it died, records written after it came
+    // back)
+    LocalFailoverDemo.Summary back = summary.failback();
+    assertThat(back).as("the failback leg ran").isNotNull();
+    assertThat(back.expected()).isEqualTo(30 + 12 + 9 + 3 + 3 + 6);
+    assertThat(back.found()).isEqualTo(back.expected());
+    assertThat(back.duplicates()).isZero();
+    assertThat(back.missing()).isZero();
+    assertThat(back.unexpected()).isZero();
+    assertThat(back.barrierOffsets()).hasSize(LocalFailoverDemo.PARTITIONS);
+    assertThat(back.ok()).isTrue();
+    assertThat(narration)
+        .contains("status: the discard report is written before anything is truncated")
+        .contains("status: A truncated to the alignment point and mirroring B")
+        .containsPattern("(?m)Warning\\s+FailbackDiscards")
+        .contains("clustermirror.kafkamirror.dev/payments-back created")
+        .contains("Done: failed back; A holds every committed record of both sides, once.");
   }
 
   /** Writes to two streams. */
