@@ -176,7 +176,7 @@ class ClusterMirrorAdmissionIT {
             y.replace(
                 "    clusterId: MkU3OEVBNTcwNTJENDM2Qg",
                 "    clusterId: MkU3OEVBNTcwNTJENDM2Qg\n    security: {saslMechanism: SCRAM-SHA-512}"),
-        "saslCredentials is required when saslMechanism is set");
+        "saslCredentials or saslUser is required when saslMechanism is set");
     assertRejected(
         "client-certificate-without-tls",
         y ->
@@ -233,6 +233,122 @@ class ClusterMirrorAdmissionIT {
     assertThat(spec(created).get("topicConfigs").toString())
         .contains("enabled=true")
         .contains("syncIntervalSeconds=30");
+  }
+
+  @Test
+  void theCredentialShapesUsersHaveAreAcceptedWithTheirDefaultKeys() {
+    // Given a source with a basic-auth SASL user and a destination with a client certificate
+    GenericKubernetesResource created =
+        create(
+            withSecurity(
+                "credential-shapes",
+                "{saslMechanism: SCRAM-SHA-512, tls: true, saslUser: {usernameSecretKeyRef: {name:"
+                    + " source-user, key: username}, passwordSecretKeyRef: {name: source-user,"
+                    + " key: password}}}",
+                "{tls: true, tlsTrustedCertificate: {name: b-cluster-ca-cert, key: ca.crt},"
+                    + " tlsClientCertificate: {secretName: mirror-user}}"));
+    // Then both are stored, the certificate's keys defaulted to kubernetes.io/tls's
+    assertThat(spec(created).get("destination").toString())
+        .contains("certificateKey=tls.crt")
+        .contains("keyKey=tls.key")
+        .contains("secretName=mirror-user");
+    assertThat(spec(created).get("source").toString()).contains("passwordSecretKeyRef");
+    // And a Strimzi SCRAM KafkaUser (literal username) with the old saslCredentials elsewhere
+    create(
+        withSecurity(
+            "strimzi-scram-user",
+            "{saslMechanism: SCRAM-SHA-512, tls: true, saslUser: {username: mirror-user,"
+                + " passwordSecretKeyRef: {name: mirror-user, key: password}}}",
+            "{saslMechanism: PLAIN, saslCredentials: {name: dest-sasl, key: credentials}}"));
+  }
+
+  @Test
+  void theStrimziUsersSampleIsAccepted() throws Exception {
+    // Given the sample that reads Strimzi KafkaUser Secrets as they are
+    Path sample =
+        Path.of(System.getProperty("cmo.samples.dir", "../../samples"))
+            .resolve("clustermirror-strimzi-users.yaml");
+    // When it is created
+    GenericKubernetesResource created = create(Files.readString(sample));
+    // Then it is stored with both users' settings
+    assertThat(spec(created).get("source").toString())
+        .contains("username=mirror-reader")
+        .contains("passwordSecretKeyRef");
+    assertThat(spec(created).get("destination").toString())
+        .contains("certificateKey=user.crt")
+        .contains("keyKey=user.key");
+  }
+
+  @Test
+  void badCredentialCombinationsAreRejectedNamingTheFields() {
+    // saslUser next to saslCredentials
+    assertRejected(
+        "sasl-user-and-credentials",
+        y ->
+            withSecurityIn(
+                y,
+                "{saslMechanism: PLAIN, saslCredentials: {name: s, key: c}, saslUser: {username:"
+                    + " u, passwordSecretKeyRef: {name: s, key: password}}}"),
+        "saslCredentials and saslUser are mutually exclusive");
+    // saslUser without a mechanism
+    assertRejected(
+        "sasl-user-without-mechanism",
+        y ->
+            withSecurityIn(
+                y, "{saslUser: {username: u, passwordSecretKeyRef: {name: s, key: password}}}"),
+        "saslUser requires saslMechanism");
+    // a username both literal and from a Secret, and neither
+    assertRejected(
+        "sasl-user-two-usernames",
+        y ->
+            withSecurityIn(
+                y,
+                "{saslMechanism: PLAIN, saslUser: {username: u, usernameSecretKeyRef: {name: s,"
+                    + " key: username}, passwordSecretKeyRef: {name: s, key: password}}}"),
+        "saslUser needs exactly one of username");
+    assertRejected(
+        "sasl-user-no-username",
+        y ->
+            withSecurityIn(
+                y, "{saslMechanism: PLAIN, saslUser: {passwordSecretKeyRef: {name: s, key: p}}}"),
+        "saslUser needs exactly one of username");
+    // no password
+    assertRejected(
+        "sasl-user-no-password",
+        y -> withSecurityIn(y, "{saslMechanism: PLAIN, saslUser: {username: u}}"),
+        "passwordSecretKeyRef");
+    // a client certificate without TLS, and one without its Secret's name
+    assertRejected(
+        "client-certificate-no-tls",
+        y -> withSecurityIn(y, "{tlsClientCertificate: {secretName: mirror-user}}"),
+        "tlsClientCertificate requires tls: true");
+    assertRejected(
+        "client-certificate-tls-false",
+        y -> withSecurityIn(y, "{tls: false, tlsClientCertificate: {secretName: mirror-user}}"),
+        "tlsClientCertificate requires tls: true");
+    assertRejected(
+        "client-certificate-no-secret",
+        y -> withSecurityIn(y, "{tls: true, tlsClientCertificate: {certificateKey: user.crt}}"),
+        "secretName");
+  }
+
+  /** The valid mirror named {@code name} with these source and destination security objects. */
+  private static String withSecurity(String name, String source, String destination) {
+    return VALID
+        .replace("NAME", name)
+        .replace(
+            "    clusterId: MkU3OEVBNTcwNTJENDM2Qg",
+            "    clusterId: MkU3OEVBNTcwNTJENDM2Qg\n    security: " + source)
+        .replace(
+            "    bootstrapServers: kafka-b-0.kafka-b:9092",
+            "    bootstrapServers: kafka-b-0.kafka-b:9092\n    security: " + destination);
+  }
+
+  /** {@code yaml} with this source security object. */
+  private static String withSecurityIn(String yaml, String source) {
+    return yaml.replace(
+        "    clusterId: MkU3OEVBNTcwNTJENDM2Qg",
+        "    clusterId: MkU3OEVBNTcwNTJENDM2Qg\n    security: " + source);
   }
 
   @Test

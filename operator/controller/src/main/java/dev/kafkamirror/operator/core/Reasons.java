@@ -41,6 +41,13 @@ public final class Reasons {
 
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String DESTINATION_UNREACHABLE = "DestinationUnreachable";
+
+  /**
+   * Degraded=True (and Stalled): the source refused the credentials of spec.source.security (SASL
+   * authentication or the TLS handshake failed); nothing is mirrored until a human fixes them.
+   */
+  public static final String SOURCE_AUTHENTICATION_FAILED = "SourceAuthenticationFailed";
+
   public static final String AS_EXPECTED = "AsExpected";
   public static final String RECONCILED = "Reconciled";
   public static final String PROGRESSING = "Progressing";

@@ -143,6 +143,10 @@ public final class StatusComputer {
       degradedReason = Reasons.DESTINATION_UNREACHABLE;
       degradedMessage = in.destinationError();
       needsHuman = false;
+    } else if (in.sourceAuthenticationError() != null && !stopWanted) {
+      // Not during a stop: a stop never needs the source.
+      degradedReason = Reasons.SOURCE_AUTHENTICATION_FAILED;
+      degradedMessage = in.sourceAuthenticationError();
     } else if (in.plan() != null && !in.plan().refusals().isEmpty()) {
       degradedReason = Reasons.SOURCE_CLUSTER_MISMATCH;
       degradedMessage = summarize(in.plan().refusals());

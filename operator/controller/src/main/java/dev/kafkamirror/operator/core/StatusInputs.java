@@ -16,6 +16,8 @@ import java.util.List;
  * @param destinationError why the destination could not be observed at all; null if it was
  * @param maxPartitionsListed bound of the per-partition list
  * @param pendingPartitions source partitions the destination lacks (not mirrored)
+ * @param sourceAuthenticationError why the source refused the clients' credentials (names the
+ *     cluster and what to check, never a secret); null if it did not
  */
 public record StatusInputs(
     long generation,
@@ -26,10 +28,35 @@ public record StatusInputs(
     String specError,
     String destinationError,
     int maxPartitionsListed,
-    List<PartitionGrowthPlanner.Pending> pendingPartitions) {
+    List<PartitionGrowthPlanner.Pending> pendingPartitions,
+    String sourceAuthenticationError) {
 
   public StatusInputs {
     pendingPartitions = pendingPartitions == null ? List.of() : List.copyOf(pendingPartitions);
+  }
+
+  /** Without a source authentication error. */
+  public StatusInputs(
+      long generation,
+      MirrorIntent.Target target,
+      FailoverPlan plan,
+      List<PartitionObservation> observations,
+      ClusterMirrorStatus previous,
+      String specError,
+      String destinationError,
+      int maxPartitionsListed,
+      List<PartitionGrowthPlanner.Pending> pendingPartitions) {
+    this(
+        generation,
+        target,
+        plan,
+        observations,
+        previous,
+        specError,
+        destinationError,
+        maxPartitionsListed,
+        pendingPartitions,
+        null);
   }
 
   /** Without pending partitions. */
@@ -74,6 +101,7 @@ public record StatusInputs(
     private String specError;
     private String destinationError;
     private List<PartitionGrowthPlanner.Pending> pendingPartitions = List.of();
+    private String sourceAuthenticationError;
 
     private Builder(
         long generation,
@@ -116,6 +144,12 @@ public record StatusInputs(
       return this;
     }
 
+    /** Why the source refused the clients' credentials; null if it did not. */
+    public Builder sourceAuthenticationError(String sourceAuthenticationError) {
+      this.sourceAuthenticationError = sourceAuthenticationError;
+      return this;
+    }
+
     public StatusInputs build() {
       return new StatusInputs(
           generation,
@@ -126,7 +160,8 @@ public record StatusInputs(
           specError,
           destinationError,
           maxPartitionsListed,
-          pendingPartitions);
+          pendingPartitions,
+          sourceAuthenticationError);
     }
   }
 }

@@ -102,5 +102,22 @@ public interface ClusterAdmin extends AutoCloseable {
     public KafkaCallException(String message, Throwable cause) {
       super(message, cause);
     }
+
+    /**
+     * The cluster's refusal of the client's credentials (SASL authentication or the TLS handshake
+     * failed) this call failed with, or null when it failed otherwise. Kafka's messages of these
+     * name the mechanism, never the password or the key.
+     */
+    public org.apache.kafka.common.errors.AuthenticationException authenticationFailure() {
+      for (Throwable t = getCause(); t != null; t = t.getCause()) {
+        if (t instanceof org.apache.kafka.common.errors.AuthenticationException a) {
+          return a;
+        }
+        if (t.getCause() == t) {
+          break;
+        }
+      }
+      return null;
+    }
   }
 }

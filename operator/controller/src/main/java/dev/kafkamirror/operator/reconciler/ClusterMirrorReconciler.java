@@ -322,6 +322,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                 .plan(plan)
                 .observations(observations(progress))
                 .pendingPartitions(shape.pending())
+                .sourceAuthenticationError(shape.sourceAuthenticationError())
                 .build(),
             shape.grew()
                 || plan.hasWork()

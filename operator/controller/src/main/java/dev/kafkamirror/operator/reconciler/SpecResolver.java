@@ -5,7 +5,9 @@ import dev.kafkamirror.operator.api.v1alpha1.ClientSecurity;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
 import dev.kafkamirror.operator.api.v1alpha1.SaslMechanism;
+import dev.kafkamirror.operator.api.v1alpha1.SaslUser;
 import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
+import dev.kafkamirror.operator.api.v1alpha1.TlsClientCertificate;
 import dev.kafkamirror.operator.control.ControlClient;
 import dev.kafkamirror.operator.core.TopicSelector;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -184,8 +186,11 @@ public final class SpecResolver {
       String name = control.getTlsClientCertificateSecret();
       clientCertificate =
           clientCertificate(
+              field,
               ns,
               name,
+              TLS_CRT,
+              TLS_KEY,
               readSecret(ns, mirror, keyRef(name, TLS_CRT), field),
               readSecret(ns, mirror, keyRef(name, TLS_KEY), field));
     }
@@ -220,6 +225,32 @@ public final class SpecResolver {
    */
   static ControlClient.ClientCertificate clientCertificate(
       String ns, String name, String chainPem, String keyPem) throws InvalidSpecException {
+    return clientCertificate(
+        "spec.destination.control.tlsClientCertificateSecret",
+        ns,
+        name,
+        TLS_CRT,
+        TLS_KEY,
+        chainPem,
+        keyPem);
+  }
+
+  /**
+   * The client certificate read from keys {@code chainKey} and {@code keyKey} of Secret {@code
+   * ns/name} for {@code field}, checked: a usable chain and a private key that belongs to its leaf.
+   *
+   * @throws InvalidSpecException naming the field, the Secret and the key that is wrong; never the
+   *     PEM text
+   */
+  static ControlClient.ClientCertificate clientCertificate(
+      String field,
+      String ns,
+      String name,
+      String chainKey,
+      String keyKey,
+      String chainPem,
+      String keyPem)
+      throws InvalidSpecException {
     ControlClient.ClientCertificate certificate =
         new ControlClient.ClientCertificate(chainPem, keyPem);
     try {
@@ -227,10 +258,11 @@ public final class SpecResolver {
     } catch (ControlClient.InvalidClientCertificateException e) {
       String key =
           e.part() == ControlClient.InvalidClientCertificateException.Part.CERTIFICATE_CHAIN
-              ? TLS_CRT
-              : TLS_KEY;
+              ? chainKey
+              : keyKey;
       throw new InvalidSpecException(
-          "spec.destination.control.tlsClientCertificateSecret: Secret "
+          field
+              + ": Secret "
               + ns
               + "/"
               + name
@@ -239,9 +271,9 @@ public final class SpecResolver {
               + " is not usable: "
               + e.getMessage()
               + "; put the PEM certificate chain (leaf first) under "
-              + TLS_CRT
-              + " and its unencrypted PKCS#8 PEM private key under "
-              + TLS_KEY);
+              + chainKey
+              + " and its unencrypted PKCS#8 PEM private key (BEGIN PRIVATE KEY) under "
+              + keyKey);
     }
     return certificate;
   }
@@ -265,6 +297,26 @@ public final class SpecResolver {
     }
     boolean tls = Boolean.TRUE.equals(security.getTls());
     boolean sasl = security.getSaslMechanism() != null;
+    // The admission rules refuse these too; an object written before them is refused here.
+    if (security.getSaslCredentials() != null && security.getSaslUser() != null) {
+      throw new InvalidSpecException(
+          field
+              + ".saslCredentials and "
+              + field
+              + ".saslUser are mutually exclusive: keep one (saslUser reads the username and the"
+              + " password from separate keys)");
+    }
+    if (security.getSaslUser() != null && !sasl) {
+      throw new InvalidSpecException(
+          field
+              + ".saslUser requires "
+              + field
+              + ".saslMechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)");
+    }
+    if (security.getTlsClientCertificate() != null && !tls) {
+      throw new InvalidSpecException(
+          field + ".tlsClientCertificate requires " + field + ".tls: true (mutual TLS needs TLS)");
+    }
     props.put(
         "security.protocol",
         tls ? (sasl ? "SASL_SSL" : "SSL") : (sasl ? "SASL_PLAINTEXT" : "PLAINTEXT"));
@@ -275,23 +327,82 @@ public final class SpecResolver {
           readSecret(
               ns, mirror, security.getTlsTrustedCertificate(), field + ".tlsTrustedCertificate"));
     }
+    if (security.getTlsClientCertificate() != null) {
+      TlsClientCertificate certificate = security.getTlsClientCertificate();
+      String certificateField = field + ".tlsClientCertificate";
+      String name = certificate.getSecretName();
+      String chain =
+          readSecret(ns, mirror, keyRef(name, certificate.getCertificateKey()), certificateField);
+      String key = readSecret(ns, mirror, keyRef(name, certificate.getKeyKey()), certificateField);
+      clientCertificate(
+          certificateField,
+          ns,
+          name,
+          certificate.getCertificateKey(),
+          certificate.getKeyKey(),
+          chain,
+          key);
+      props.put("ssl.keystore.type", "PEM");
+      props.put("ssl.keystore.certificate.chain", chain);
+      props.put("ssl.keystore.key", key);
+    }
     if (sasl) {
-      String credentials =
-          readSecret(ns, mirror, security.getSaslCredentials(), field + ".saslCredentials").trim();
-      int colon = credentials.indexOf(':');
-      if (colon <= 0) {
-        throw new InvalidSpecException(
-            field
-                + ".saslCredentials: Secret "
-                + ns
-                + "/"
-                + security.getSaslCredentials().getName()
-                + " key "
-                + security.getSaslCredentials().getKey()
-                + " must hold 'username:password'");
+      String user;
+      String password;
+      if (security.getSaslUser() != null) {
+        SaslUser saslUser = security.getSaslUser();
+        String userField = field + ".saslUser";
+        if (saslUser.getUsername() != null && saslUser.getUsernameSecretKeyRef() != null) {
+          throw new InvalidSpecException(
+              userField
+                  + ".username and "
+                  + userField
+                  + ".usernameSecretKeyRef are mutually exclusive: keep one");
+        }
+        if (saslUser.getUsername() != null) {
+          user = saslUser.getUsername().trim();
+        } else {
+          SecretKeyRef ref = saslUser.getUsernameSecretKeyRef();
+          user =
+              nonEmpty(
+                  readSecret(ns, mirror, ref, userField + ".usernameSecretKeyRef").trim(),
+                  userField + ".usernameSecretKeyRef",
+                  ns,
+                  ref,
+                  "the username");
+        }
+        if (user.isEmpty()) {
+          throw new InvalidSpecException(
+              userField + " has no username: set username or usernameSecretKeyRef");
+        }
+        SecretKeyRef passwordRef = saslUser.getPasswordSecretKeyRef();
+        password =
+            nonEmpty(
+                withoutTrailingLineBreak(
+                    readSecret(ns, mirror, passwordRef, userField + ".passwordSecretKeyRef")),
+                userField + ".passwordSecretKeyRef",
+                ns,
+                passwordRef,
+                "the password");
+      } else {
+        String credentials =
+            readSecret(ns, mirror, security.getSaslCredentials(), field + ".saslCredentials")
+                .trim();
+        int colon = credentials.indexOf(':');
+        if (colon <= 0) {
+          throw new InvalidSpecException(
+              field
+                  + ".saslCredentials: Secret "
+                  + ns
+                  + "/"
+                  + security.getSaslCredentials().getName()
+                  + " key "
+                  + security.getSaslCredentials().getKey()
+                  + " must hold 'username:password'");
+        }
+        user = credentials.substring(0, colon);
+        password = credentials.substring(colon + 1);
       }
-      String user = credentials.substring(0, colon);
-      String password = credentials.substring(colon + 1);
       SaslMechanism mechanism = security.getSaslMechanism();
       String module =
           mechanism == SaslMechanism.PLAIN
@@ -314,6 +425,36 @@ public final class SpecResolver {
               + "\";");
     }
     return props;
+  }
+
+  /** {@code value} without one trailing line break (a Secret made from a file often has one). */
+  private static String withoutTrailingLineBreak(String value) {
+    if (value.endsWith("\r\n")) {
+      return value.substring(0, value.length() - 2);
+    }
+    if (value.endsWith("\n")) {
+      return value.substring(0, value.length() - 1);
+    }
+    return value;
+  }
+
+  private static String nonEmpty(
+      String value, String field, String ns, SecretKeyRef ref, String what)
+      throws InvalidSpecException {
+    if (value.isEmpty()) {
+      throw new InvalidSpecException(
+          field
+              + ": Secret "
+              + ns
+              + "/"
+              + ref.getName()
+              + " key "
+              + ref.getKey()
+              + " is empty; put "
+              + what
+              + " there");
+    }
+    return value;
   }
 
   private static String escape(String s) {

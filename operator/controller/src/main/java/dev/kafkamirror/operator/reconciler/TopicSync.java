@@ -52,6 +52,7 @@ public final class TopicSync {
     List<PartitionGrowthPlanner.Pending> pending = List.of();
     boolean sourceFailed;
     long sourceFailedNanos;
+    String sourceAuthenticationError;
     TopicSyncStatus status;
   }
 
@@ -66,8 +67,16 @@ public final class TopicSync {
     this.nanoTime = nanoTime;
   }
 
-  /** What one check found. */
-  public record Result(List<PartitionGrowthPlanner.Pending> pending, boolean grew) {}
+  /**
+   * What one check found.
+   *
+   * @param sourceAuthenticationError why the source refused the credentials of spec.source.security
+   *     at the last call (never a secret), or null
+   */
+  public record Result(
+      List<PartitionGrowthPlanner.Pending> pending,
+      boolean grew,
+      String sourceAuthenticationError) {}
 
   /**
    * Compares the source's and the destination's topics and adds the partitions the source gained.
@@ -107,9 +116,11 @@ public final class TopicSync {
                   ? new TreeMap<>()
                   : new TreeMap<>(source.partitionCounts(selected));
           m.sourceFailed = false;
+          m.sourceAuthenticationError = null;
         } catch (ClusterAdmin.KafkaCallException e) {
           m.sourceFailed = true;
           m.sourceFailedNanos = nanoTime.getAsLong();
+          m.sourceAuthenticationError = authenticationError(ref, mirror, e);
           throw new ClusterAdmin.KafkaCallException(
               "cannot read the source's partition counts ("
                   + e.getMessage()
@@ -174,7 +185,31 @@ public final class TopicSync {
     }
     status.setPartitionsPending(rows);
     m.status = status;
-    return new Result(m.pending, grew);
+    return new Result(m.pending, grew, stopWanted ? null : m.sourceAuthenticationError);
+  }
+
+  /**
+   * For a source call refused for its credentials: what happened, on which cluster, and what to
+   * check; else null.
+   */
+  static String authenticationError(
+      String ref, ResolvedMirror mirror, ClusterAdmin.KafkaCallException e) {
+    var refusal = e.authenticationFailure();
+    if (refusal == null) {
+      return null;
+    }
+    return "ClusterMirror "
+        + ref
+        + ": the source cluster "
+        + mirror.sourceBootstrapServers()
+        + " refused the credentials of spec.source.security ("
+        + refusal.getClass().getSimpleName()
+        + ": "
+        + refusal.getMessage()
+        + "); nothing is mirrored until it accepts them: check the Secrets spec.source.security"
+        + " names (the username and password of saslUser or saslCredentials, the client certificate"
+        + " and key of tlsClientCertificate, the CA of tlsTrustedCertificate), that the source has"
+        + " this user with this password or trusts the certificate's CA, and saslMechanism";
   }
 
   /**

@@ -692,6 +692,49 @@ class StatusComputerTest {
   }
 
   @Test
+  void aSourceThatRefusesTheCredentialsIsDegradedAndStalledButNeverHoldsAStop() {
+    // Given a registered partition whose plugin never reached the source, and a source that
+    // refused the operator's credentials
+    PartitionObservation unverified =
+        described(
+            0,
+            new PartitionObservation.Mirror(
+                "orders", "MIRRORING", null, Observations.SOURCE, -1L, -1L, null),
+            null);
+    String refusal =
+        "ClusterMirror ns/orders-mirror: the source cluster source.example:9093 refused the"
+            + " credentials of spec.source.security (SaslAuthenticationException: ...)";
+
+    // When the status is computed while mirroring, and while a stop is wanted
+    ClusterMirrorStatus mirroring = withRefusal(MirrorIntent.Target.MIRRORING, unverified, refusal);
+    ClusterMirrorStatus stopping = withRefusal(MirrorIntent.Target.STOPPED, unverified, refusal);
+
+    // Then mirroring is Degraded and Stalled with the reason and message, never Mirroring or Ready
+    assertThat(condition(mirroring, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+    assertThat(condition(mirroring, Conditions.DEGRADED).getReason())
+        .isEqualTo(Reasons.SOURCE_AUTHENTICATION_FAILED);
+    assertThat(condition(mirroring, Conditions.DEGRADED).getMessage()).isEqualTo(refusal);
+    assertThat(condition(mirroring, Conditions.STALLED).getStatus()).isEqualTo("True");
+    assertThat(condition(mirroring, Conditions.MIRRORING).getStatus()).isEqualTo("False");
+    assertThat(condition(mirroring, Conditions.READY).getStatus()).isEqualTo("False");
+    // And a stop, which never needs the source, is not held by it
+    assertThat(condition(stopping, Conditions.DEGRADED).getReason())
+        .isNotEqualTo(Reasons.SOURCE_AUTHENTICATION_FAILED);
+  }
+
+  private static ClusterMirrorStatus withRefusal(
+      MirrorIntent.Target target, PartitionObservation o, String refusal) {
+    FailoverPlan plan = FailoverPlanner.plan(intent(target), List.of(o), null, 1_000);
+    return StatusComputer.compute(
+        StatusInputs.builder(1, target, null, 1_000)
+            .plan(plan)
+            .observations(List.of(o))
+            .sourceAuthenticationError(refusal)
+            .build(),
+        Clock.fixed(T0, ZoneOffset.UTC));
+  }
+
+  @Test
   void mirroringAtTargetIsCurrentAndPausingIsInProgress() {
     // Given every partition MIRRORING and verified, then a Paused spec still mirroring
     List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 3), null));
