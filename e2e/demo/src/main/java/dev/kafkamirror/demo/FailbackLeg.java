@@ -7,18 +7,15 @@ import static dev.kafkamirror.demo.LocalFailoverDemo.TOPIC;
 
 import dev.kafkamirror.demo.LocalFailoverDemo.FailoverLeg;
 import dev.kafkamirror.demo.LocalFailoverDemo.Summary;
-import dev.kafkamirror.operator.api.v1alpha1.BrokerControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
-import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.DestinationCluster;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
 import dev.kafkamirror.operator.api.v1alpha1.InitialSync;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
-import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.StopMode;
 import dev.kafkamirror.operator.api.v1alpha1.StopPolicy;
@@ -26,13 +23,7 @@ import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
-import dev.kafkamirror.testing.plugin.PluginControlClient;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -255,17 +246,6 @@ final class FailbackLeg {
 
   /** The failback ClusterMirror B→A and the Secret both control endpoints use here. */
   private Path writeManifest() throws java.io.IOException {
-    Secret secret =
-        new SecretBuilder()
-            .withNewMetadata()
-            .withName(BACK_SECRET)
-            .withNamespace(NAMESPACE)
-            .addToAnnotations("kafkamirror.dev/cluster-mirrors", BACK)
-            .endMetadata()
-            // One secret for both clusters' control endpoints, as the demo's brokers share it; in
-            // a real deployment each cluster has its own.
-            .withStringData(Map.of("secret", PluginControlClient.TEST_SECRET))
-            .build();
     ClusterMirror cr = new ClusterMirror();
     cr.getMetadata().setName(BACK);
     cr.getMetadata().setNamespace(NAMESPACE);
@@ -273,12 +253,14 @@ final class FailbackLeg {
     SourceCluster source = new SourceCluster();
     source.setBootstrapServers(b.bootstrapServers());
     source.setClusterId(b.clusterId());
-    // TruncateAndRestore reads B's recorded stop through B's control endpoints.
-    source.setControl(control(b));
+    // TruncateAndRestore reads B's recorded stop through B's control endpoints. One Secret serves
+    // both clusters' endpoints, as the demo's brokers share it; in a real deployment each cluster
+    // has its own.
+    source.setControl(LocalFailoverDemo.control(b, BACK_SECRET));
     spec.setSource(source);
     DestinationCluster destination = new DestinationCluster();
     destination.setBootstrapServers(a.bootstrapServers());
-    destination.setControl(control(a));
+    destination.setControl(LocalFailoverDemo.control(a, BACK_SECRET));
     spec.setDestination(destination);
     TopicSelection topics = new TopicSelection();
     topics.setNames(List.of(TOPIC));
@@ -289,34 +271,10 @@ final class FailbackLeg {
     spec.setStop(stop);
     spec.setState(MirrorState.Mirroring);
     cr.setSpec(spec);
-    Path dir =
-        Files.createDirectories(
-            Path.of(System.getProperty("cmo.test.workdir", System.getProperty("java.io.tmpdir"))));
-    Path file = dir.resolve("clustermirror-" + BACK + ".yaml");
-    Files.writeString(
-        file,
-        "# Written by ./demo.sh --failback: the failback ClusterMirror B -> A and its Secret.\n"
-            + Serialization.asYaml(secret)
-            + Serialization.asYaml(cr),
-        StandardCharsets.UTF_8);
-    return file;
-  }
-
-  private static ControlEndpoint control(KafkaCluster cluster) {
-    ControlEndpoint control = new ControlEndpoint();
-    List<BrokerControlEndpoint> endpoints = new ArrayList<>();
-    for (int id : cluster.brokerIds()) {
-      String address = cluster.listenerOf(id, PluginControlClient.LISTENER_PROPERTY);
-      endpoints.add(new BrokerControlEndpoint(id, address));
-      control.setPort(Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
-    }
-    // On one machine every broker is 127.0.0.1, each with its own control port.
-    control.setBrokerEndpoints(endpoints);
-    SecretKeyRef ref = new SecretKeyRef();
-    ref.setName(BACK_SECRET);
-    ref.setKey("secret");
-    control.setSecretRef(ref);
-    return control;
+    return LocalFailoverDemo.writeManifest(
+        "# Written by ./demo.sh --failback: the failback ClusterMirror B -> A and its Secret.\n",
+        LocalFailoverDemo.controlSecret(BACK_SECRET, BACK),
+        cr);
   }
 
   private static Map<Integer, Long> ends(KafkaCluster cluster) {

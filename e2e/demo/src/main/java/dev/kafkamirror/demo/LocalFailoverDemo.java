@@ -383,25 +383,38 @@ public final class LocalFailoverDemo {
    * (the demo's work directory, kept after the run).
    */
   private static Path writeManifest(ClusterMirror cr) throws java.io.IOException {
-    Secret secret =
-        new SecretBuilder()
-            .withNewMetadata()
-            .withName(SECRET)
-            .withNamespace(NAMESPACE)
-            // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
-            .addToAnnotations("kafkamirror.dev/cluster-mirrors", NAME)
-            .endMetadata()
-            .withStringData(Map.of("secret", PluginControlClient.TEST_SECRET))
-            .build();
+    return writeManifest(
+        "# Written by ./demo.sh: the control Secret and the ClusterMirror it applies with kubectl.\n",
+        controlSecret(SECRET, NAME),
+        cr);
+  }
+
+  /** A control Secret the ClusterMirror {@code reader} may read (opted in by annotation). */
+  static Secret controlSecret(String name, String reader) {
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NAMESPACE)
+        // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
+        .addToAnnotations("kafkamirror.dev/cluster-mirrors", reader)
+        .endMetadata()
+        .withStringData(Map.of("secret", PluginControlClient.TEST_SECRET))
+        .build();
+  }
+
+  /**
+   * Writes a Secret and a ClusterMirror to a file a user can read and copy (the demo's work
+   * directory, kept after the run), named after the ClusterMirror.
+   */
+  static Path writeManifest(String header, Secret secret, ClusterMirror cr)
+      throws java.io.IOException {
     Path dir =
         Files.createDirectories(
             Path.of(System.getProperty("cmo.test.workdir", System.getProperty("java.io.tmpdir"))));
-    Path file = dir.resolve("clustermirror-" + NAME + ".yaml");
+    Path file = dir.resolve("clustermirror-" + cr.getMetadata().getName() + ".yaml");
     Files.writeString(
         file,
-        "# Written by ./demo.sh: the control Secret and the ClusterMirror it applies with kubectl.\n"
-            + Serialization.asYaml(secret)
-            + Serialization.asYaml(cr),
+        header + Serialization.asYaml(secret) + Serialization.asYaml(cr),
         StandardCharsets.UTF_8);
     return file;
   }
@@ -449,20 +462,7 @@ public final class LocalFailoverDemo {
     spec.setSource(s);
     DestinationCluster d = new DestinationCluster();
     d.setBootstrapServers(destination.bootstrapServers());
-    ControlEndpoint control = new ControlEndpoint();
-    List<BrokerControlEndpoint> endpoints = new ArrayList<>();
-    for (int id : destination.brokerIds()) {
-      String address = destination.listenerOf(id, PluginControlClient.LISTENER_PROPERTY);
-      endpoints.add(new BrokerControlEndpoint(id, address));
-      control.setPort(Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
-    }
-    // On one machine every broker is 127.0.0.1, each with its own control port.
-    control.setBrokerEndpoints(endpoints);
-    SecretKeyRef ref = new SecretKeyRef();
-    ref.setName(SECRET);
-    ref.setKey("secret");
-    control.setSecretRef(ref);
-    d.setControl(control);
+    d.setControl(control(destination, SECRET));
     spec.setDestination(d);
     TopicSelection topics = new TopicSelection();
     topics.setNames(List.of(TOPIC));
@@ -470,6 +470,24 @@ public final class LocalFailoverDemo {
     spec.setState(MirrorState.Mirroring);
     cr.setSpec(spec);
     return cr;
+  }
+
+  /** The plugin's control endpoints of {@code cluster}'s brokers, with the Secret to present. */
+  static ControlEndpoint control(KafkaCluster cluster, String secretName) {
+    ControlEndpoint control = new ControlEndpoint();
+    List<BrokerControlEndpoint> endpoints = new ArrayList<>();
+    for (int id : cluster.brokerIds()) {
+      String address = cluster.listenerOf(id, PluginControlClient.LISTENER_PROPERTY);
+      endpoints.add(new BrokerControlEndpoint(id, address));
+      control.setPort(Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
+    }
+    // On one machine every broker is 127.0.0.1, each with its own control port.
+    control.setBrokerEndpoints(endpoints);
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName(secretName);
+    ref.setKey("secret");
+    control.setSecretRef(ref);
+    return control;
   }
 
   /**
