@@ -249,7 +249,25 @@ class FailbackIT {
     awaitCondition("pay-a-to-b", Conditions.STOPPED, Conditions.TRUE);
     deleteMirror("pay-a-to-b");
 
-    // When the failback B->A is applied with keepDiscarded
+    // When the failback B->A is applied with keepDiscarded (every status it writes is watched)
+    List<List<FailbackDiscard>> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var watch =
+        client
+            .resources(ClusterMirror.class)
+            .inNamespace(NS)
+            .withName("pay-b-to-a")
+            .watch(
+                new io.fabric8.kubernetes.client.Watcher<ClusterMirror>() {
+                  @Override
+                  public void eventReceived(Action action, ClusterMirror cr) {
+                    if (cr.getStatus() != null && cr.getStatus().getFailback() != null) {
+                      written.add(cr.getStatus().getFailback());
+                    }
+                  }
+
+                  @Override
+                  public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                });
     ClusterMirror failback = mirror("pay-b-to-a", b, a, InitialSync.TruncateAndRestore, KEEP_TOPIC);
     FailbackPolicy policy = new FailbackPolicy();
     policy.setKeepDiscarded(new KeepDiscarded());
@@ -284,6 +302,35 @@ class FailbackIT {
     awaitEvent(
         "pay-b-to-a", "Normal", "FailbackDiscardsKept", "payments-0 offsets", side + " partition");
     awaitEvent("pay-b-to-a", "Warning", "FailbackDiscards", " discarded: ", "kept in " + side);
+
+    // And no partition was truncated before a status saying its copy was complete, and not yet
+    // truncated, had been persisted (the copy's progress is written before the truncation)
+    watch.close();
+    for (int p = 0; p < PARTITIONS; p++) {
+      int partition = p;
+      int copied = -1;
+      int truncated = -1;
+      for (int i = 0; i < written.size(); i++) {
+        for (FailbackDiscard row : written.get(i)) {
+          if (row.getPartition() != partition) {
+            continue;
+          }
+          if (copied < 0
+              && !Boolean.TRUE.equals(row.getTruncated())
+              && row.getCopiedThrough() != null
+              && row.getCopiedThrough().equals(row.getDiscardedToOffset())) {
+            copied = i;
+          }
+          if (truncated < 0 && Boolean.TRUE.equals(row.getTruncated())) {
+            truncated = i;
+          }
+        }
+      }
+      assertThat(copied)
+          .as("first persisted complete copy of partition %d, statuses %s", partition, written)
+          .isNotNegative()
+          .isLessThan(truncated);
+    }
     System.out.printf(
         "FailbackIT keepDiscarded: %d s%n",
         TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
@@ -547,16 +594,19 @@ class FailbackIT {
     return control;
   }
 
+  /**
+   * A merge patch of spec.state alone: no resourceVersion, so an operator status write between the
+   * read and the write cannot make it fail with a conflict (edit() does, seen once).
+   */
   private static void setState(String name, MirrorState state) {
     client
         .resources(ClusterMirror.class)
         .inNamespace(NS)
         .withName(name)
-        .edit(
-            cr -> {
-              cr.getSpec().setState(state);
-              return cr;
-            });
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\":{\"state\":\"" + state.name() + "\"}}");
   }
 
   private static ClusterMirrorStatus status(String name) {
