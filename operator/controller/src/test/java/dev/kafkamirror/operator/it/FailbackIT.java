@@ -327,7 +327,25 @@ class FailbackIT {
         }
       }
       assertThat(copied)
-          .as("first persisted complete copy of partition %d, statuses %s", partition, written)
+          .as(
+              "first persisted complete copy of partition %d, statuses (copiedThrough/to/truncated)"
+                  + " %s",
+              partition,
+              written.stream()
+                  .map(
+                      rows ->
+                          rows.stream()
+                              .map(
+                                  r ->
+                                      r.getPartition()
+                                          + ":"
+                                          + r.getCopiedThrough()
+                                          + "/"
+                                          + r.getDiscardedToOffset()
+                                          + "/"
+                                          + r.getTruncated())
+                              .toList())
+                  .toList())
           .isNotNegative()
           .isLessThan(truncated);
     }
