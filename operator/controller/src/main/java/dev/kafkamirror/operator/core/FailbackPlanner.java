@@ -158,6 +158,27 @@ public final class FailbackPlanner {
     return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
   }
 
+  /**
+   * {@code plan} with every start of a partition in {@code problems} replaced by a wait (phase
+   * FAILED, the problem as message): a failback that cannot keep what it would discard (with
+   * keepDiscarded) does not start, so does not truncate, that partition.
+   */
+  public static FailoverPlan withProblems(FailoverPlan plan, Map<PartitionKey, String> problems) {
+    if (problems.isEmpty()) {
+      return plan;
+    }
+    List<PartitionDecision> decisions = new ArrayList<>();
+    for (PartitionDecision d : plan.decisions()) {
+      String problem = problems.get(d.key());
+      decisions.add(
+          d.action() == Action.START_MIRRORING && problem != null
+              ? new PartitionDecision(
+                  d.key(), Action.WAIT, PartitionPhase.FAILED, d.step(), problem)
+              : d);
+    }
+    return new FailoverPlan(decisions, plan.refusals(), plan.catchUp(), plan.stopHazards());
+  }
+
   /** The partitions the plan starts, whose alignment must be known before the start is sent. */
   public static List<PartitionKey> starts(FailoverPlan plan) {
     return plan.decisions().stream()

@@ -4,6 +4,7 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.InitialSync;
+import dev.kafkamirror.operator.api.v1alpha1.KeepDiscarded;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.StopMode;
 import dev.kafkamirror.operator.api.v1alpha1.StopPolicy;
@@ -14,7 +15,9 @@ import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionPhase;
 import dev.kafkamirror.operator.core.StatusInputs;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
+import dev.kafkamirror.operator.kafka.DiscardKeeper;
 import dev.kafkamirror.operator.kafka.KafkaClusterAdmin;
+import dev.kafkamirror.operator.kafka.KafkaDiscardKeeper;
 import dev.kafkamirror.operator.kafka.KafkaGroupOffsetsAdmin;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -88,6 +91,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private final TopicSync topicSync;
   private final EventRecorder events;
   private final TopicConfigSync topicConfigs;
+  private final DiscardKeeper.Factory keepers;
 
   /** The production wiring: the API server, Kafka's Admin client, JOSDK's finalizer updates. */
   public ClusterMirrorReconciler(
@@ -150,6 +154,36 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       java.util.function.LongSupplier nanoTime,
       ReconcilerSettings settings,
       GroupOffsetSync groupSync) {
+    this(
+        resolver,
+        admins,
+        driver,
+        statusWriter,
+        finalizers,
+        events,
+        metrics,
+        clock,
+        nanoTime,
+        settings,
+        groupSync,
+        KafkaDiscardKeeper::new);
+  }
+
+  /** Every collaborator named, the keeper of a failback's discarded records too. */
+  public ClusterMirrorReconciler(
+      SpecResolver resolver,
+      AdminClients admins,
+      MirrorDriver driver,
+      StatusWriter statusWriter,
+      FinalizerWriter finalizers,
+      EventRecorder events,
+      ClusterMirrorMetrics metrics,
+      Clock clock,
+      java.util.function.LongSupplier nanoTime,
+      ReconcilerSettings settings,
+      GroupOffsetSync groupSync,
+      DiscardKeeper.Factory keepers) {
+    this.keepers = keepers;
     this.groupSync = groupSync;
     this.events = events;
     this.resolver = resolver;
@@ -240,6 +274,15 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     ClusterAdmin destination =
         admins.destination(ref, mirror.destinationProperties(), settings.adminTimeoutMs());
     FailoverRounds.Progress progress = new FailoverRounds.Progress();
+    KeepDiscarded keep =
+        sourceControl == null || cr.getSpec().getFailback() == null
+            ? null
+            : cr.getSpec().getFailback().getKeepDiscarded();
+    DiscardKeeper keeper =
+        keep == null
+            ? null
+            : keepers.open(
+                "destination of " + ref, mirror.destinationProperties(), settings.adminTimeoutMs());
     try {
       if (scope.target != MirrorIntent.Target.STOPPED) {
         topics.create(ref, cr, mirror, destination, settings.adminTimeoutMs());
@@ -252,7 +295,17 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                   admins.source(ref, mirror.sourceProperties(), settings.adminTimeoutMs()),
                   cr.getSpec().getFailback() != null
                       && Boolean.TRUE.equals(cr.getSpec().getFailback().getPlanOnly()),
-                  FailbackReports.reported(scope.previous.getFailback()));
+                  FailbackReports.reported(scope.previous.getFailback()),
+                  keeper == null
+                      ? null
+                      : new FailoverRounds.Keep(
+                          keep.getTopicSuffix() == null
+                              ? new KeepDiscarded().getTopicSuffix()
+                              : keep.getTopicSuffix(),
+                          ref + "/" + cr.getMetadata().getUid(),
+                          FailbackReports.ranges(scope.previous.getFailback()),
+                          FailbackReports.copiedThrough(scope.previous.getFailback()),
+                          keeper));
       rounds.run(
           roundRequest(scope, mirror, destination, failback),
           settings.maxRoundsPerReconcile(),
@@ -269,9 +322,13 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
               .pendingPartitions(topicSync.lastPending(cr))
               .build(),
           true);
+    } finally {
+      if (keeper != null) {
+        keeper.close();
+      }
     }
     status.recordHaltedStops(cr, ref, progress.haltedStops());
-    scope.failback = failbackRows(scope, progress);
+    scope.failback = failbackRows(scope, progress, keep);
     var plan = progress.planWithErrors();
     if (scope.target != MirrorIntent.Target.STOPPED && plan != null) {
       // topic configs, while Mirroring or Paused: never a topic stopping or stopped
@@ -442,15 +499,36 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
    * one before anything is truncated).
    */
   private java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failbackRows(
-      Scope scope, FailoverRounds.Progress progress) {
+      Scope scope, FailoverRounds.Progress progress, KeepDiscarded keep) {
+    java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> rows =
+        scope.previous.getFailback();
+    if (!progress.kept().isEmpty()) {
+      // keepDiscarded: the copy's progress, persisted with this status before any truncation
+      FailbackReports.KeptMerge kept = FailbackReports.withKept(scope.ref, rows, progress.kept());
+      rows = kept.rows();
+      for (String message : kept.keptMessages()) {
+        LOG.info("clusterMirror={} {}", scope.ref, message);
+        events.normal(scope.cr, FailbackReports.KEPT_REASON, message);
+      }
+      for (String message : kept.failed()) {
+        events.warning(scope.cr, FailbackReports.KEEP_FAILED_REASON, message);
+      }
+    }
     if (progress.alignments().isEmpty()) {
-      return scope.previous.getFailback();
+      return rows;
     }
     FailbackReports.Merge merge =
-        FailbackReports.merge(
-            scope.previous.getFailback(), progress.alignments(), clock.instant().toString());
+        FailbackReports.merge(rows, progress.alignments(), clock.instant().toString());
     if (!merge.changed().isEmpty()) {
-      String message = FailbackReports.eventMessage(scope.ref, merge.changed());
+      String message =
+          FailbackReports.eventMessage(
+              scope.ref,
+              merge.changed(),
+              keep == null
+                  ? null
+                  : keep.getTopicSuffix() == null
+                      ? new KeepDiscarded().getTopicSuffix()
+                      : keep.getTopicSuffix());
       LOG.warn("clusterMirror={} {}", scope.ref, message);
       events.warning(scope.cr, FailbackReports.EVENT_REASON, message);
     }

@@ -3,6 +3,7 @@ package dev.kafkamirror.operator.reconciler;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
+import dev.kafkamirror.operator.core.DiscardKeeping;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,12 @@ final class FailbackReports {
 
   /** Warning Event reason: what a failback would discard (dry run) or discarded. */
   static final String EVENT_REASON = "FailbackDiscards";
+
+  /** Normal Event reason: the discarded records of a partition are copied to its side topic. */
+  static final String KEPT_REASON = "FailbackDiscardsKept";
+
+  /** Warning Event reason: the copy to the side topic failed; nothing is truncated. */
+  static final String KEEP_FAILED_REASON = "FailbackKeepFailed";
 
   private FailbackReports() {}
 
@@ -47,6 +54,105 @@ final class FailbackReports {
       }
     }
     return out;
+  }
+
+  /**
+   * Each planned (not yet truncated) row's discarded range, {@code [discardedFrom, discardedTo)}; a
+   * row discarding nothing is an empty range at its alignment offset.
+   */
+  static Map<PartitionKey, DiscardKeeping.Range> ranges(List<FailbackDiscard> previous) {
+    Map<PartitionKey, DiscardKeeping.Range> out = new HashMap<>();
+    if (previous == null) {
+      return out;
+    }
+    for (FailbackDiscard r : previous) {
+      if (Boolean.TRUE.equals(r.getTruncated())
+          || r.getTopic() == null
+          || r.getPartition() == null
+          || r.getAlignmentOffset() == null) {
+        continue;
+      }
+      long from =
+          r.getDiscardedFromOffset() != null ? r.getDiscardedFromOffset() : r.getAlignmentOffset();
+      long to = r.getDiscardedToOffset() != null ? r.getDiscardedToOffset() : from;
+      out.put(new PartitionKey(r.getTopic(), r.getPartition()), new DiscardKeeping.Range(from, to));
+    }
+    return out;
+  }
+
+  /** Each row's persisted copy end (keepDiscarded), where it has one. */
+  static Map<PartitionKey, Long> copiedThrough(List<FailbackDiscard> previous) {
+    Map<PartitionKey, Long> out = new HashMap<>();
+    if (previous == null) {
+      return out;
+    }
+    for (FailbackDiscard r : previous) {
+      if (r.getCopiedThrough() != null && r.getTopic() != null && r.getPartition() != null) {
+        out.put(new PartitionKey(r.getTopic(), r.getPartition()), r.getCopiedThrough());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The rows with this reconcile's copies written in (side topic, copy end, records), and the
+   * Events they call for: a Normal one per completed copy naming where the records are, a Warning
+   * per failed one.
+   */
+  record KeptMerge(List<FailbackDiscard> rows, List<String> keptMessages, List<String> failed) {}
+
+  static KeptMerge withKept(
+      String ref, List<FailbackDiscard> rows, Map<PartitionKey, FailoverRounds.Kept> kept) {
+    List<String> keptMessages = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
+    if (kept.isEmpty() || rows == null) {
+      return new KeptMerge(rows, keptMessages, failed);
+    }
+    List<FailbackDiscard> out = new ArrayList<>();
+    for (FailbackDiscard r : rows) {
+      FailoverRounds.Kept k =
+          r.getTopic() == null || r.getPartition() == null
+              ? null
+              : kept.get(new PartitionKey(r.getTopic(), r.getPartition()));
+      if (k == null) {
+        out.add(r);
+        continue;
+      }
+      Long before = r.getCopiedThrough();
+      r = copyOf(r);
+      r.setKeptIn(k.sideTopic());
+      r.setCopiedThrough(k.outcome().copiedThrough());
+      r.setCopiedRecords(k.outcome().copiedRecords());
+      out.add(r);
+      String where =
+          r.getTopic()
+              + "-"
+              + r.getPartition()
+              + " offsets "
+              + k.range().from()
+              + ".."
+              + (k.range().to() - 1);
+      if (k.outcome().problem() != null) {
+        failed.add("failback of " + ref + ": " + k.outcome().problem());
+      } else if (k.outcome().complete(k.range())
+          && !Long.valueOf(k.outcome().copiedThrough()).equals(before)) {
+        keptMessages.add(
+            "failback of "
+                + ref
+                + " kept "
+                + where
+                + " before truncating: "
+                + k.outcome().copiedRecords()
+                + " committed records in topic "
+                + k.sideTopic()
+                + " partition "
+                + r.getPartition()
+                + " (headers "
+                + DiscardKeeping.HEADER_OFFSET
+                + " etc. name the original offsets)");
+      }
+    }
+    return new KeptMerge(out, keptMessages, failed);
   }
 
   /**
@@ -102,6 +208,13 @@ final class FailbackReports {
     for (Map.Entry<PartitionKey, JsonNode> e : new LinkedHashMap<>(answers).entrySet()) {
       FailbackDiscard row = row(e.getKey(), e.getValue(), now);
       FailbackDiscard before = rows.get(e.getKey());
+      if (before != null) {
+        // The copy's progress outlives a new report of the same partition (it resumes from the
+        // side partition's tail) and the truncation's answer.
+        row.setKeptIn(before.getKeptIn());
+        row.setCopiedThrough(before.getCopiedThrough());
+        row.setCopiedRecords(before.getCopiedRecords());
+      }
       if (before == null || !sameReport(before, row)) {
         rows.put(e.getKey(), row);
         changed.add(row);
@@ -112,6 +225,14 @@ final class FailbackReports {
 
   /** The Warning Event's message for {@code rows}: names topic, partition and offsets of each. */
   static String eventMessage(String ref, List<FailbackDiscard> rows) {
+    return eventMessage(ref, rows, null);
+  }
+
+  /**
+   * The Warning Event's message for {@code rows}; with {@code keepSuffix} (keepDiscarded) a planned
+   * report says where the records will be copied before the truncation.
+   */
+  static String eventMessage(String ref, List<FailbackDiscard> rows, String keepSuffix) {
     StringBuilder out = new StringBuilder();
     boolean planned = rows.stream().anyMatch(r -> !Boolean.TRUE.equals(r.getTruncated()));
     out.append("failback of ")
@@ -138,14 +259,58 @@ final class FailbackReports {
           .append(r.getDiscardedBytes())
           .append(" bytes, aligned at offset ")
           .append(r.getAlignmentOffset());
+      if (r.getKeptIn() != null) {
+        out.append(", kept in ")
+            .append(r.getKeptIn())
+            .append(" partition ")
+            .append(r.getPartition())
+            .append(" (")
+            .append(r.getCopiedRecords())
+            .append(" committed records through offset ")
+            .append(r.getCopiedThrough())
+            .append(')');
+        String lost =
+            Boolean.TRUE.equals(r.getTruncated())
+                ? DiscardKeeping.uncopied(
+                    r.getKeptIn(), r.getCopiedThrough(), r.getDiscardedToOffset())
+                : null;
+        if (lost != null) {
+          out.append(" BUT ").append(lost);
+        }
+      }
       listed++;
     }
-    out.append(
-        planned
-            ? ". Copy them now if they matter (kafka-console-consumer from those offsets); see"
-                + " status.failback"
-            : ". See status.failback");
+    if (planned && keepSuffix != null) {
+      out.append(". spec.failback.keepDiscarded: their committed records are copied to <topic>")
+          .append(keepSuffix)
+          .append(" (same partition) before each partition is truncated; see status.failback");
+    } else {
+      out.append(
+          planned
+              ? ". Copy them now if they matter (kafka-console-consumer from those offsets); see"
+                  + " status.failback"
+              : ". See status.failback");
+    }
     return out.toString();
+  }
+
+  /** A new row equal to {@code r} (the previous status is never changed in place). */
+  private static FailbackDiscard copyOf(FailbackDiscard r) {
+    FailbackDiscard c = new FailbackDiscard();
+    c.setTopic(r.getTopic());
+    c.setPartition(r.getPartition());
+    c.setAlignmentOffset(r.getAlignmentOffset());
+    c.setDiscardedFromOffset(r.getDiscardedFromOffset());
+    c.setDiscardedToOffset(r.getDiscardedToOffset());
+    c.setDiscardedRecords(r.getDiscardedRecords());
+    c.setDiscardedBytes(r.getDiscardedBytes());
+    c.setTruncated(r.getTruncated());
+    c.setKeptIn(r.getKeptIn());
+    c.setCopiedThrough(r.getCopiedThrough());
+    c.setCopiedRecords(r.getCopiedRecords());
+    c.setMessage(r.getMessage());
+    c.setReportedAt(r.getReportedAt());
+    return c;
   }
 
   private static boolean sameReport(FailbackDiscard a, FailbackDiscard b) {

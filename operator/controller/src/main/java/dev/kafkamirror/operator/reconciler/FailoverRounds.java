@@ -4,6 +4,7 @@ import dev.kafkamirror.contract.ControlRequest;
 import dev.kafkamirror.contract.PartitionError;
 import dev.kafkamirror.operator.control.BrokerControl;
 import dev.kafkamirror.operator.core.Action;
+import dev.kafkamirror.operator.core.DiscardKeeping;
 import dev.kafkamirror.operator.core.FailbackPlanner;
 import dev.kafkamirror.operator.core.FailoverPlan;
 import dev.kafkamirror.operator.core.FailoverPlanner;
@@ -13,6 +14,7 @@ import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
 import dev.kafkamirror.operator.core.PartitionPhase;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
+import dev.kafkamirror.operator.kafka.DiscardKeeper;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -97,7 +99,30 @@ public final class FailoverRounds {
       ResolvedMirror sourceControl,
       ClusterAdmin source,
       boolean planOnly,
-      Map<PartitionKey, Long> reported) {}
+      Map<PartitionKey, Long> reported,
+      Keep keep) {}
+
+  /**
+   * {@code spec.failback.keepDiscarded}: before a truncation is sent, every partition with
+   * something to discard must have a persisted copy reaching the end of its persisted report;
+   * otherwise the rounds copy (through {@code keeper}) and end, so that the copy's progress is
+   * persisted (status) before the next reconcile truncates.
+   *
+   * @param topicSuffix the side topic of T is T plus this
+   * @param failbackId names this failback in the copied records' headers (resume key)
+   * @param ranges each partition's discarded range as its persisted planned report accounts for it
+   * @param copiedThrough each partition's persisted copy end
+   */
+  public record Keep(
+      String topicSuffix,
+      String failbackId,
+      Map<PartitionKey, DiscardKeeping.Range> ranges,
+      Map<PartitionKey, Long> copiedThrough,
+      DiscardKeeper keeper) {}
+
+  /** One partition's copy in these rounds: where to and how far. */
+  public record Kept(
+      String sideTopic, DiscardKeeping.Range range, DiscardKeeping.Outcome outcome) {}
 
   /** What the rounds learnt and did; filled as they go. Not thread-safe. */
   public static final class Progress {
@@ -109,6 +134,12 @@ public final class FailoverRounds {
     private final Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments =
         new LinkedHashMap<>();
     private final java.util.Set<PartitionKey> failbackRefused = new java.util.HashSet<>();
+    private final Map<PartitionKey, Kept> kept = new LinkedHashMap<>();
+
+    /** The copies of discarded records made in these rounds (keepDiscarded), per partition. */
+    public Map<PartitionKey, Kept> kept() {
+      return kept;
+    }
 
     /**
      * The {@code alignment} each failback start answered (what was, or in a dry run would be,
@@ -220,6 +251,17 @@ public final class FailoverRounds {
         observeAgain = false;
         break;
       }
+      if (failback != null && !failback.dryRun() && request.failback().keep() != null) {
+        Keep keep = request.failback().keep();
+        List<PartitionKey> toCopy =
+            DiscardKeeping.toCopy(failback.alignTo().keySet(), keep.ranges(), keep.copiedThrough());
+        if (!toCopy.isEmpty()) {
+          // Copy first; the truncation waits for a reconcile that reads the copy's end from status.
+          progress.plan = keepDiscarded(request.ref(), keep, toCopy, plan, progress);
+          observeAgain = false;
+          break;
+        }
+      }
       if (!stopRecorded && plan.decisions().stream().anyMatch(d -> d.action().isStopStep())) {
         // Record that the stop began before the first destructive call.
         request.beforeFirstStopStep().run();
@@ -287,6 +329,26 @@ public final class FailoverRounds {
             FailbackPlanner.withAlignments(progress.plan, alignments(request, progress.plan));
       }
     }
+  }
+
+  /**
+   * Copies {@code toCopy}'s discarded records into their side topics; a partition whose copy cannot
+   * be made is FAILED with the reason (never started, so never truncated).
+   */
+  private static FailoverPlan keepDiscarded(
+      String ref, Keep keep, List<PartitionKey> toCopy, FailoverPlan plan, Progress progress) {
+    Map<PartitionKey, String> problems = new LinkedHashMap<>();
+    for (PartitionKey key : toCopy) {
+      DiscardKeeping.Range range = keep.ranges().get(key);
+      String side = DiscardKeeping.sideTopic(key.topic(), keep.topicSuffix());
+      DiscardKeeping.Outcome outcome = keep.keeper().keep(keep.failbackId(), key, range, side);
+      progress.kept.put(key, new Kept(side, range, outcome));
+      if (outcome.problem() != null) {
+        problems.put(key, outcome.problem());
+        LOG.warn("clusterMirror={} {}", ref, outcome.problem());
+      }
+    }
+    return FailbackPlanner.withProblems(plan, problems);
   }
 
   /**

@@ -10,7 +10,9 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
+import dev.kafkamirror.operator.api.v1alpha1.FailbackPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.InitialSync;
+import dev.kafkamirror.operator.api.v1alpha1.KeepDiscarded;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.PartitionStatus;
 import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
@@ -22,17 +24,26 @@ import dev.kafkamirror.testing.failover.WriteLedger;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,6 +65,7 @@ class FailbackIT {
   private static final String NS = "failback";
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final String TOPIC = "orders";
+  private static final String KEEP_TOPIC = "payments";
   private static final int PARTITIONS = 2;
   private static final int SPLIT_BRAIN_PER_PARTITION = 3;
 
@@ -212,6 +224,266 @@ class FailbackIT {
         secondLeg, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) - secondLeg);
   }
 
+  @Test
+  void keepDiscardedCopiesTheCommittedSplitBrainRecordsToASideTopicBeforeTruncating()
+      throws Exception {
+    // Given topic payments on A, mirrored A->B, then B isolated (paused) while A takes split-brain
+    // writes: idempotent records, a committed and an aborted transaction on each partition
+    long started = System.nanoTime();
+    a.createTopic(KEEP_TOPIC, PARTITIONS, 1, Map.of());
+    produce(a, KEEP_TOPIC, "before", 4, null, true);
+    client.resource(mirror("pay-a-to-b", a, b, null, KEEP_TOPIC)).create();
+    awaitCaughtUp(a, b, KEEP_TOPIC);
+    setState("pay-a-to-b", MirrorState.Paused);
+    awaitPartitionStates("pay-a-to-b", "PAUSED");
+    Map<Integer, Long> mirroredOnB = logEnds(b, KEEP_TOPIC);
+    produce(a, KEEP_TOPIC, "split", 2, null, true);
+    produce(a, KEEP_TOPIC, "split-committed", 2, "keep-tx-c", true);
+    produce(a, KEEP_TOPIC, "split-aborted", 2, "keep-tx-a", false);
+    Map<Integer, List<Kept>> committedOnA = committed(a, KEEP_TOPIC, mirroredOnB);
+    assertThat(committedOnA.values())
+        .allSatisfy(l -> assertThat(l).hasSize(4))
+        .allSatisfy(l -> assertThat(l).noneMatch(k -> k.value().startsWith("split-aborted")));
+    // and B fails over (the stopped mirror is deleted, as the runbook says)
+    setState("pay-a-to-b", MirrorState.Stopped);
+    awaitCondition("pay-a-to-b", Conditions.STOPPED, Conditions.TRUE);
+    deleteMirror("pay-a-to-b");
+
+    // When the failback B->A is applied with keepDiscarded (every status it writes is watched)
+    List<List<FailbackDiscard>> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var watch =
+        client
+            .resources(ClusterMirror.class)
+            .inNamespace(NS)
+            .withName("pay-b-to-a")
+            .watch(
+                new io.fabric8.kubernetes.client.Watcher<ClusterMirror>() {
+                  @Override
+                  public void eventReceived(Action action, ClusterMirror cr) {
+                    if (cr.getStatus() != null && cr.getStatus().getFailback() != null) {
+                      written.add(cr.getStatus().getFailback());
+                    }
+                  }
+
+                  @Override
+                  public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+                });
+    ClusterMirror failback = mirror("pay-b-to-a", b, a, InitialSync.TruncateAndRestore, KEEP_TOPIC);
+    FailbackPolicy policy = new FailbackPolicy();
+    policy.setKeepDiscarded(new KeepDiscarded());
+    failback.getSpec().setFailback(policy);
+    client.resource(failback).create();
+
+    // Then A is aligned to B and mirrors it
+    awaitCondition("pay-b-to-a", Conditions.MIRRORING, Conditions.TRUE);
+    awaitCaughtUp(b, a, KEEP_TOPIC);
+    assertThat(committed(a, KEEP_TOPIC, mirroredOnB).values())
+        .as("A's payments above the alignment point: B's records only")
+        .allSatisfy(l -> assertThat(l).noneMatch(k -> k.value().startsWith("split")));
+
+    // And the side topic on A holds exactly the committed split-brain records of each partition,
+    // in the same partition, in order, with key, value and their original offsets in headers;
+    // none of the aborted ones
+    String side = KEEP_TOPIC + ".cmo-discarded";
+    assertThat(read(a, side, PARTITIONS)).isEqualTo(committedOnA);
+
+    // And status.failback says, per partition, where they were kept and that the copy covered
+    // the whole discarded range before the truncation; the Events name the side topic
+    ClusterMirrorStatus s = status("pay-b-to-a");
+    assertThat(s.getFailback()).hasSize(PARTITIONS);
+    for (FailbackDiscard row : s.getFailback()) {
+      long at = mirroredOnB.get(row.getPartition());
+      assertThat(row.getTruncated()).as("%s", row.getMessage()).isTrue();
+      assertThat(row.getAlignmentOffset()).isEqualTo(at);
+      assertThat(row.getKeptIn()).isEqualTo(side);
+      assertThat(row.getCopiedThrough()).isEqualTo(row.getDiscardedToOffset()).isGreaterThan(at);
+      assertThat(row.getCopiedRecords()).isEqualTo(4L);
+    }
+    awaitEvent(
+        "pay-b-to-a", "Normal", "FailbackDiscardsKept", "payments-0 offsets", side + " partition");
+    awaitEvent("pay-b-to-a", "Warning", "FailbackDiscards", " discarded: ", "kept in " + side);
+
+    // And no partition was truncated before a status saying its copy was complete, and not yet
+    // truncated, had been persisted (the copy's progress is written before the truncation)
+    watch.close();
+    for (int p = 0; p < PARTITIONS; p++) {
+      int partition = p;
+      int copied = -1;
+      int truncated = -1;
+      for (int i = 0; i < written.size(); i++) {
+        for (FailbackDiscard row : written.get(i)) {
+          if (row.getPartition() != partition) {
+            continue;
+          }
+          if (copied < 0
+              && !Boolean.TRUE.equals(row.getTruncated())
+              && row.getCopiedThrough() != null
+              && row.getCopiedThrough().equals(row.getDiscardedToOffset())) {
+            copied = i;
+          }
+          if (truncated < 0 && Boolean.TRUE.equals(row.getTruncated())) {
+            truncated = i;
+          }
+        }
+      }
+      assertThat(copied)
+          .as(
+              "first persisted complete copy of partition %d, statuses (copiedThrough/to/truncated)"
+                  + " %s",
+              partition,
+              written.stream()
+                  .map(
+                      rows ->
+                          rows.stream()
+                              .map(
+                                  r ->
+                                      r.getPartition()
+                                          + ":"
+                                          + r.getCopiedThrough()
+                                          + "/"
+                                          + r.getDiscardedToOffset()
+                                          + "/"
+                                          + r.getTruncated())
+                              .toList())
+                  .toList())
+          .isNotNegative()
+          .isLessThan(truncated);
+    }
+    System.out.printf(
+        "FailbackIT keepDiscarded: %d s%n",
+        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+  }
+
+  /** One record as the side topic must hold it: key, value, original offset. */
+  private record Kept(String key, String value, long offset) {}
+
+  /**
+   * {@code perPartition} records per partition on {@code cluster}, keyed {@code tag-p-i}: with a
+   * transactional id, in one transaction committed or aborted; else idempotent.
+   */
+  private static void produce(
+      KafkaCluster cluster,
+      String topic,
+      String tag,
+      int perPartition,
+      String transactionalId,
+      boolean commit)
+      throws Exception {
+    Properties p = new Properties();
+    p.putAll(cluster.clientProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    if (transactionalId != null) {
+      p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    }
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+      if (transactionalId != null) {
+        producer.initTransactions();
+        producer.beginTransaction();
+      }
+      for (int part = 0; part < PARTITIONS; part++) {
+        for (int i = 0; i < perPartition; i++) {
+          producer.send(new ProducerRecord<>(topic, part, tag + "-" + part + "-" + i, tag));
+        }
+      }
+      if (transactionalId == null) {
+        producer.flush();
+      } else if (commit) {
+        producer.commitTransaction();
+      } else {
+        producer.flush();
+        producer.abortTransaction();
+      }
+    }
+  }
+
+  /** The committed records of each partition from {@code from} to its end (read_committed). */
+  private static Map<Integer, List<Kept>> committed(
+      KafkaCluster cluster, String topic, Map<Integer, Long> from) throws Exception {
+    Map<Integer, Long> ends = logEnds(cluster, topic);
+    Map<Integer, List<Kept>> out = new java.util.TreeMap<>();
+    try (KafkaConsumer<String, String> consumer = consumer(cluster)) {
+      for (int p = 0; p < PARTITIONS; p++) {
+        TopicPartition tp = new TopicPartition(topic, p);
+        consumer.assign(List.of(tp));
+        consumer.seek(tp, from.get(p));
+        List<Kept> records = new ArrayList<>();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (consumer.position(tp) < ends.get(p) && System.nanoTime() < deadline) {
+          consumer
+              .poll(Duration.ofMillis(200))
+              .records(tp)
+              .forEach(r -> records.add(new Kept(r.key(), r.value(), r.offset())));
+        }
+        out.put(p, records);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every record of the side topic per partition, with its original offset from its header; each
+   * must name the original topic and its own partition.
+   */
+  private static Map<Integer, List<Kept>> read(KafkaCluster cluster, String side, int partitions)
+      throws Exception {
+    Map<Integer, List<Kept>> out = new java.util.TreeMap<>();
+    Map<Integer, Long> ends = logEnds(cluster, side);
+    try (KafkaConsumer<String, String> consumer = consumer(cluster)) {
+      for (int p = 0; p < partitions; p++) {
+        TopicPartition tp = new TopicPartition(side, p);
+        consumer.assign(List.of(tp));
+        consumer.seekToBeginning(List.of(tp));
+        List<Kept> records = new ArrayList<>();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (consumer.position(tp) < ends.get(p) && System.nanoTime() < deadline) {
+          for (var r : consumer.poll(Duration.ofMillis(200)).records(tp)) {
+            assertThat(header(r, "cmo.discarded.topic")).isEqualTo(KEEP_TOPIC);
+            assertThat(header(r, "cmo.discarded.partition")).isEqualTo(String.valueOf(p));
+            records.add(
+                new Kept(r.key(), r.value(), Long.parseLong(header(r, "cmo.discarded.offset"))));
+          }
+        }
+        out.put(p, records);
+      }
+    }
+    return out;
+  }
+
+  private static String header(
+      org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r, String key) {
+    var h = r.headers().lastHeader(key);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  private static KafkaConsumer<String, String> consumer(KafkaCluster cluster) {
+    Properties c = new Properties();
+    c.putAll(cluster.clientProperties());
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    return new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
+  }
+
+  private static void awaitEvent(String name, String type, String reason, String... mentions) {
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(client.v1().events().inNamespace(NS).list().getItems())
+                    .as("Events of %s/%s", NS, name)
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.getInvolvedObject().getName()).isEqualTo(name);
+                          assertThat(e.getType()).isEqualTo(type);
+                          assertThat(e.getReason()).isEqualTo(reason);
+                          assertThat(e.getMessage()).contains(mentions);
+                        }));
+  }
+
   /**
    * The failback's status rows of {@code name}: one per partition, truncated, discarding exactly
    * the split-brain records from the recorded end of the earlier mirror.
@@ -293,6 +565,15 @@ class FailbackIT {
    */
   private static ClusterMirror mirror(
       String name, KafkaCluster source, KafkaCluster destination, InitialSync initialSync) {
+    return mirror(name, source, destination, initialSync, TOPIC);
+  }
+
+  private static ClusterMirror mirror(
+      String name,
+      KafkaCluster source,
+      KafkaCluster destination,
+      InitialSync initialSync,
+      String topic) {
     ClusterMirror cr =
         MirrorFixtures.clusterMirror(
             NS,
@@ -301,7 +582,7 @@ class FailbackIT {
             source.clusterId(),
             destination,
             MirrorState.Mirroring,
-            List.of(TOPIC));
+            List.of(topic));
     if (initialSync != null) {
       cr.getSpec().setInitialSync(initialSync);
       cr.getSpec().getSource().setControl(control(source));
@@ -331,16 +612,19 @@ class FailbackIT {
     return control;
   }
 
+  /**
+   * A merge patch of spec.state alone: no resourceVersion, so an operator status write between the
+   * read and the write cannot make it fail with a conflict (edit() does, seen once).
+   */
   private static void setState(String name, MirrorState state) {
     client
         .resources(ClusterMirror.class)
         .inNamespace(NS)
         .withName(name)
-        .edit(
-            cr -> {
-              cr.getSpec().setState(state);
-              return cr;
-            });
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\":{\"state\":\"" + state.name() + "\"}}");
   }
 
   private static ClusterMirrorStatus status(String name) {
@@ -415,21 +699,29 @@ class FailbackIT {
   }
 
   private static void awaitCaughtUp(KafkaCluster source, KafkaCluster destination) {
+    awaitCaughtUp(source, destination, TOPIC);
+  }
+
+  private static void awaitCaughtUp(KafkaCluster source, KafkaCluster destination, String topic) {
     await()
         .atMost(WAIT)
         .pollInterval(Duration.ofMillis(200))
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(logEnds(destination))
+                assertThat(logEnds(destination, topic))
                     .as("%s's end offsets against %s's", destination.name(), source.name())
-                    .isEqualTo(logEnds(source)));
+                    .isEqualTo(logEnds(source, topic)));
   }
 
   private static Map<Integer, Long> logEnds(KafkaCluster cluster) throws Exception {
+    return logEnds(cluster, TOPIC);
+  }
+
+  private static Map<Integer, Long> logEnds(KafkaCluster cluster, String topic) throws Exception {
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p = 0; p < PARTITIONS; p++) {
-      latest.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
+      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
     }
     Map<Integer, Long> out = new java.util.TreeMap<>();
     try (Admin admin = cluster.admin()) {

@@ -2,7 +2,9 @@ package dev.kafkamirror.operator.reconciler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
+import dev.kafkamirror.operator.core.DiscardKeeping;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.util.List;
 import java.util.Map;
@@ -55,5 +57,94 @@ class FailbackReportsTest {
     // Then it covers no later truncation
     assertThat(reported).isEmpty();
     assertThat(FailbackReports.covers(reported, Set.of(P0), Map.of(P0, 20L))).isFalse();
+  }
+
+  @Test
+  void theCopyOfTheDiscardedRecordsIsPersistedPerRowAndSurvivesANewReportAndTheTruncation() {
+    // Given planned rows (partition 0 discards 20..22, partition 1 nothing) and a copy of
+    // partition 0 completed in this reconcile
+    List<FailbackDiscard> rows = List.of(row(0, 20L, 23L, false), row(1, 40L, null, false));
+    assertThat(FailbackReports.ranges(rows))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(P0, new DiscardKeeping.Range(20, 23), P1, new DiscardKeeping.Range(40, 40)));
+    assertThat(FailbackReports.copiedThrough(rows)).isEmpty();
+    Map<PartitionKey, FailoverRounds.Kept> kept =
+        Map.of(
+            P0,
+            new FailoverRounds.Kept(
+                "orders.cmo-discarded",
+                new DiscardKeeping.Range(20, 23),
+                new DiscardKeeping.Outcome(23, 2, null)));
+
+    // When it is merged into the rows
+    FailbackReports.KeptMerge merged = FailbackReports.withKept("ns/b-to-a", rows, kept);
+
+    // Then partition 0's row holds the side topic, the copy's end and its records; a Normal Event
+    // says where they are
+    assertThat(FailbackReports.copiedThrough(merged.rows())).containsExactly(Map.entry(P0, 23L));
+    FailbackDiscard r0 = merged.rows().get(0);
+    assertThat(r0.getKeptIn()).isEqualTo("orders.cmo-discarded");
+    assertThat(r0.getCopiedRecords()).isEqualTo(2L);
+    assertThat(merged.failed()).isEmpty();
+    assertThat(merged.keptMessages())
+        .singleElement()
+        .asString()
+        .contains("ns/b-to-a", "orders-0 offsets 20..22", "orders.cmo-discarded partition 0");
+
+    // And the truncation's answer (a new row for partition 0) keeps the copy's fields, and its
+    // Event says where the records were kept
+    var answer = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+    answer.put(Fields.Alignment.OFFSET, 20).put(Fields.Alignment.DISCARDED_FROM, 20);
+    answer.put(Fields.Alignment.DISCARDED_TO, 23).put(Fields.Alignment.DISCARDED_RECORDS, 3);
+    answer.put(Fields.Alignment.DISCARDED_BYTES, 300).put(Fields.Alignment.TRUNCATED, true);
+    FailbackReports.Merge truncated =
+        FailbackReports.merge(merged.rows(), Map.of(P0, answer), "now");
+    FailbackDiscard t0 = truncated.rows().get(0);
+    assertThat(t0.getTruncated()).isTrue();
+    assertThat(t0.getCopiedThrough()).isEqualTo(23L);
+    assertThat(FailbackReports.eventMessage("ns/b-to-a", truncated.changed(), ".cmo-discarded"))
+        .contains("orders-0 (truncated)", "kept in orders.cmo-discarded partition 0")
+        .doesNotContain("without being kept");
+  }
+
+  @Test
+  void aTruncationThatDiscardedMoreThanTheCopyKeptSaysWhichOffsetsAreLost() {
+    // Given partition 0 copied through 23, and a truncation that discarded through 24 (a record
+    // written between the copy and the read-only registration)
+    FailbackDiscard r = row(0, 20L, 25L, true);
+    r.setKeptIn("orders.cmo-discarded");
+    r.setCopiedThrough(23L);
+    r.setCopiedRecords(3L);
+
+    // Then its Event names the offsets discarded without being kept
+    assertThat(FailbackReports.eventMessage("ns/b-to-a", List.of(r), ".cmo-discarded"))
+        .contains("offsets 23..24 were written after the copy to orders.cmo-discarded");
+  }
+
+  @Test
+  void aFailedCopyIsAWarningNamingPartitionSideTopicAndWhatToDo() {
+    List<FailbackDiscard> rows = List.of(row(0, 20L, 23L, false));
+    FailbackReports.KeptMerge merged =
+        FailbackReports.withKept(
+            "ns/b-to-a",
+            rows,
+            Map.of(
+                P0,
+                new FailoverRounds.Kept(
+                    "orders.cmo-discarded",
+                    new DiscardKeeping.Range(20, 23),
+                    new DiscardKeeping.Outcome(
+                        20,
+                        0,
+                        "cannot keep ... orders-0 in side topic orders.cmo-discarded (ACL)"))));
+    assertThat(merged.keptMessages()).isEmpty();
+    assertThat(merged.failed())
+        .singleElement()
+        .asString()
+        .contains("ns/b-to-a", "orders-0", "orders.cmo-discarded");
+    assertThat(FailbackReports.copiedThrough(merged.rows())).containsExactly(Map.entry(P0, 20L));
+    assertThat(FailbackReports.ranges(merged.rows()).get(P0).to())
+        .as("a copy short of the range's end")
+        .isGreaterThan(20L);
   }
 }

@@ -31,6 +31,8 @@ class TroubleshootingDocTest {
     }
     reasons.add("StopStarted");
     reasons.add(FailbackReports.EVENT_REASON);
+    reasons.add(FailbackReports.KEPT_REASON);
+    reasons.add(FailbackReports.KEEP_FAILED_REASON);
     reasons.add(TopicConfigSync.CORRECTED);
     reasons.add(TopicConfigSync.FAILED);
 

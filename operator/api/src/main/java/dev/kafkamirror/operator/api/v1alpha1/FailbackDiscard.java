@@ -31,6 +31,23 @@ public class FailbackDiscard {
       "false: a plan (dry run), nothing discarded yet; true: the log was truncated.")
   private Boolean truncated;
 
+  @JsonPropertyDescription(
+      "spec.failback.keepDiscarded: the side topic on the destination the discarded committed"
+          + " records are copied to (same partition number); absent when nothing is kept.")
+  private String keptIn;
+
+  @JsonPropertyDescription(
+      "spec.failback.keepDiscarded: every committed record below this offset (exclusive) of the"
+          + " discarded range is in keptIn; the partition is truncated only once it reaches"
+          + " discardedToOffset.")
+  private Long copiedThrough;
+
+  @JsonPropertyDescription(
+      "spec.failback.keepDiscarded: records in keptIn copied from this partition by this failback"
+          + " (aborted records and transaction markers are not copied, so it can be less than"
+          + " discardedRecords).")
+  private Long copiedRecords;
+
   @JsonPropertyDescription("The broker's accounting in words.")
   private String message;
 
@@ -99,6 +116,30 @@ public class FailbackDiscard {
 
   public void setTruncated(Boolean truncated) {
     this.truncated = truncated;
+  }
+
+  public String getKeptIn() {
+    return keptIn;
+  }
+
+  public void setKeptIn(String keptIn) {
+    this.keptIn = keptIn;
+  }
+
+  public Long getCopiedThrough() {
+    return copiedThrough;
+  }
+
+  public void setCopiedThrough(Long copiedThrough) {
+    this.copiedThrough = copiedThrough;
+  }
+
+  public Long getCopiedRecords() {
+    return copiedRecords;
+  }
+
+  public void setCopiedRecords(Long copiedRecords) {
+    this.copiedRecords = copiedRecords;
   }
 
   public String getMessage() {

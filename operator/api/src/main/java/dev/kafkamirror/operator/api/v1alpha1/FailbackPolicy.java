@@ -17,6 +17,23 @@ public class FailbackPolicy {
           + " only the next reconcile, with that report persisted, truncates.")
   private Boolean planOnly = false;
 
+  @JsonPropertyDescription(
+      "Set: keep what the alignment discards instead of losing it. Before a partition is"
+          + " truncated, its committed records above the alignment point (read_committed: aborted"
+          + " ones are not kept) are copied to a side topic on the destination, acknowledged by"
+          + " every in-sync replica, and the copy's end is persisted in status.failback; only then"
+          + " is the partition truncated. A copy that cannot be made truncates nothing (the"
+          + " partition is FAILED with the reason and a Warning Event FailbackKeepFailed).")
+  private KeepDiscarded keepDiscarded;
+
+  public KeepDiscarded getKeepDiscarded() {
+    return keepDiscarded;
+  }
+
+  public void setKeepDiscarded(KeepDiscarded keepDiscarded) {
+    this.keepDiscarded = keepDiscarded;
+  }
+
   public Boolean getPlanOnly() {
     return planOnly;
   }
