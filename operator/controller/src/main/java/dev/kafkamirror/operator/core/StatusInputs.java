@@ -35,31 +35,7 @@ public record StatusInputs(
     pendingPartitions = pendingPartitions == null ? List.of() : List.copyOf(pendingPartitions);
   }
 
-  /** Without a source authentication error. */
-  public StatusInputs(
-      long generation,
-      MirrorIntent.Target target,
-      FailoverPlan plan,
-      List<PartitionObservation> observations,
-      ClusterMirrorStatus previous,
-      String specError,
-      String destinationError,
-      int maxPartitionsListed,
-      List<PartitionGrowthPlanner.Pending> pendingPartitions) {
-    this(
-        generation,
-        target,
-        plan,
-        observations,
-        previous,
-        specError,
-        destinationError,
-        maxPartitionsListed,
-        pendingPartitions,
-        null);
-  }
-
-  /** Without pending partitions. */
+  /** Without pending partitions or a source authentication error. */
   public StatusInputs(
       long generation,
       MirrorIntent.Target target,
@@ -78,7 +54,8 @@ public record StatusInputs(
         specError,
         destinationError,
         maxPartitionsListed,
-        List.of());
+        List.of(),
+        null);
   }
 
   /** A builder with what every status needs; nothing planned or observed yet. */

@@ -165,13 +165,11 @@ public final class SpecResolver {
         ControlClient.sslContext(controlCa);
       } catch (IllegalArgumentException e) {
         throw new InvalidSpecException(
-            field
-                + ": Secret "
-                + ns
-                + "/"
-                + control.getTlsTrustedCertificate().getName()
-                + " key "
-                + control.getTlsTrustedCertificate().getKey()
+            secretKey(
+                    field,
+                    ns,
+                    control.getTlsTrustedCertificate().getName(),
+                    control.getTlsTrustedCertificate().getKey())
                 + " holds no usable PEM certificate: "
                 + e.getMessage());
       }
@@ -261,13 +259,7 @@ public final class SpecResolver {
               ? chainKey
               : keyKey;
       throw new InvalidSpecException(
-          field
-              + ": Secret "
-              + ns
-              + "/"
-              + name
-              + " key "
-              + key
+          secretKey(field, ns, name, key)
               + " is not usable: "
               + e.getMessage()
               + "; put the PEM certificate chain (leaf first) under "
@@ -391,13 +383,11 @@ public final class SpecResolver {
         int colon = credentials.indexOf(':');
         if (colon <= 0) {
           throw new InvalidSpecException(
-              field
-                  + ".saslCredentials: Secret "
-                  + ns
-                  + "/"
-                  + security.getSaslCredentials().getName()
-                  + " key "
-                  + security.getSaslCredentials().getKey()
+              secretKey(
+                      field + ".saslCredentials",
+                      ns,
+                      security.getSaslCredentials().getName(),
+                      security.getSaslCredentials().getKey())
                   + " must hold 'username:password'");
         }
         user = credentials.substring(0, colon);
@@ -443,18 +433,16 @@ public final class SpecResolver {
       throws InvalidSpecException {
     if (value.isEmpty()) {
       throw new InvalidSpecException(
-          field
-              + ": Secret "
-              + ns
-              + "/"
-              + ref.getName()
-              + " key "
-              + ref.getKey()
-              + " is empty; put "
-              + what
-              + " there");
+          secretKey(field, ns, ref.getName(), ref.getKey()) + " is empty; put " + what + " there");
     }
     return value;
+  }
+
+  /**
+   * How an InvalidSpec message names key {@code key} of Secret {@code ns/name} for {@code field}.
+   */
+  private static String secretKey(String field, String ns, String name, String key) {
+    return field + ": Secret " + ns + "/" + name + " key " + key;
   }
 
   private static String escape(String s) {

@@ -15,6 +15,7 @@ import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
+import dev.kafkamirror.operator.reconciler.SecretOptIn;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -114,20 +115,46 @@ final class MirrorFixtures {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
         .create();
+    secret(
+        client,
+        namespace,
+        SECRET_NAME,
+        null,
+        "*",
+        Map.of(SECRET_KEY, PluginControlClient.TEST_SECRET));
+  }
+
+  /**
+   * Creates Secret {@code namespace/name} of {@code type} (null: the API server's default, Opaque)
+   * holding {@code data}; {@code mirrors} is its opt-in annotation (the ClusterMirrors that may
+   * read it, or *), null for a Secret that did not opt in.
+   */
+  static void secret(
+      KubernetesClient client,
+      String namespace,
+      String name,
+      String type,
+      String mirrors,
+      Map<String, String> data) {
+    SecretBuilder secret =
+        new SecretBuilder().withNewMetadata().withName(name).withNamespace(namespace).endMetadata();
+    if (mirrors != null) {
+      // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
+      secret.editMetadata().addToAnnotations(SecretOptIn.ANNOTATION, mirrors).endMetadata();
+    }
     client
         .secrets()
         .inNamespace(namespace)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(SECRET_NAME)
-                // Opt in: a ClusterMirror reads only Secrets that name it (or *) here.
-                .addToAnnotations("kafkamirror.dev/cluster-mirrors", "*")
-                .withNamespace(namespace)
-                .endMetadata()
-                .withStringData(Map.of(SECRET_KEY, PluginControlClient.TEST_SECRET))
-                .build())
+        .resource(secret.withType(type).withStringData(data).build())
         .create();
+  }
+
+  /** Key {@code key} of Secret {@code name}. */
+  static SecretKeyRef ref(String name, String key) {
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName(name);
+    ref.setKey(key);
+    return ref;
   }
 
   /**
@@ -156,10 +183,7 @@ final class MirrorFixtures {
         destination.listenerOf(
             destination.brokerIds().get(0), PluginControlClient.LISTENER_PROPERTY);
     control.setPort(Integer.parseInt(first.substring(first.lastIndexOf(':') + 1)));
-    SecretKeyRef ref = new SecretKeyRef();
-    ref.setName(SECRET_NAME);
-    ref.setKey(SECRET_KEY);
-    control.setSecretRef(ref);
+    control.setSecretRef(ref(SECRET_NAME, SECRET_KEY));
     List<BrokerControlEndpoint> endpoints = new ArrayList<>();
     for (int id : destination.brokerIds()) {
       endpoints.add(
@@ -175,6 +199,32 @@ final class MirrorFixtures {
     spec.setState(state);
     cr.setSpec(spec);
     return cr;
+  }
+
+  /** A Mirroring ClusterMirror of {@code topic} from source (by its own cluster id). */
+  static ClusterMirror mirroring(
+      String namespace, String name, KafkaCluster source, KafkaCluster destination, String topic) {
+    return clusterMirror(
+        namespace,
+        name,
+        source,
+        source.clusterId(),
+        destination,
+        MirrorState.Mirroring,
+        List.of(topic));
+  }
+
+  /** Sets spec.state of ClusterMirror {@code namespace/name} to {@code state}. */
+  static void setState(KubernetesClient client, String namespace, String name, MirrorState state) {
+    client
+        .resources(ClusterMirror.class)
+        .inNamespace(namespace)
+        .withName(name)
+        .edit(
+            cr -> {
+              cr.getSpec().setState(state);
+              return cr;
+            });
   }
 
   /** The control client of one destination broker. */

@@ -1,5 +1,6 @@
 package dev.kafkamirror.operator.it;
 
+import static dev.kafkamirror.operator.it.MirrorFixtures.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,7 +10,6 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorSpec;
 import dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint;
 import dev.kafkamirror.operator.api.v1alpha1.DestinationCluster;
 import dev.kafkamirror.operator.api.v1alpha1.SaslMechanism;
-import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
 import dev.kafkamirror.operator.reconciler.ResolvedMirror;
@@ -18,7 +18,6 @@ import dev.kafkamirror.operator.reconciler.SpecResolver;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.tls.TestCertificates;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Map;
@@ -48,18 +47,8 @@ class SecretOptInIT {
         .namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
         .create();
-    client
-        .secrets()
-        .inNamespace(NS)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("app-db")
-                .withNamespace(NS)
-                .endMetadata()
-                .withStringData(Map.of("credentials", VALUE, "secret", VALUE))
-                .build())
-        .create();
+    MirrorFixtures.secret(
+        client, NS, "app-db", null, null, Map.of("credentials", VALUE, "secret", VALUE));
   }
 
   @AfterAll
@@ -125,34 +114,15 @@ class SecretOptInIT {
     String key = certs.privateKeyPem("operator");
     String keyBody = key.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
     createOptedIn("mtls-control", "mtls");
-    client
-        .secrets()
-        .inNamespace(NS)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("mtls-ca")
-                .withNamespace(NS)
-                .addToAnnotations(SecretOptIn.ANNOTATION, "mtls")
-                .endMetadata()
-                .withStringData(Map.of("ca.crt", certs.caPemText()))
-                .build())
-        .create();
+    MirrorFixtures.secret(client, NS, "mtls-ca", null, "mtls", Map.of("ca.crt", certs.caPemText()));
     // Given a kubernetes.io/tls Secret holding the operator's certificate, without the opt-in
-    client
-        .secrets()
-        .inNamespace(NS)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("operator-tls")
-                .withNamespace(NS)
-                .endMetadata()
-                .withType("kubernetes.io/tls")
-                .withStringData(
-                    Map.of("tls.crt", certs.certificateChainPem("operator"), "tls.key", key))
-                .build())
-        .create();
+    MirrorFixtures.secret(
+        client,
+        NS,
+        "operator-tls",
+        "kubernetes.io/tls",
+        null,
+        Map.of("tls.crt", certs.certificateChainPem("operator"), "tls.key", key));
     ClusterMirror cr = mirror("mtls", "mtls-control", "secret", "mtls-control", "secret");
     cr.getSpec().getSource().setSecurity(null);
     cr.getSpec().getDestination().getControl().setTlsTrustedCertificate(ref("mtls-ca", "ca.crt"));
@@ -197,19 +167,8 @@ class SecretOptInIT {
   }
 
   private static void createOptedIn(String name, String mirrors) {
-    client
-        .secrets()
-        .inNamespace(NS)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .addToAnnotations(SecretOptIn.ANNOTATION, mirrors)
-                .endMetadata()
-                .withStringData(Map.of("secret", "control-secret-0123456789abcdef"))
-                .build())
-        .create();
+    MirrorFixtures.secret(
+        client, NS, name, null, mirrors, Map.of("secret", "control-secret-0123456789abcdef"));
   }
 
   private static ClusterMirror mirror(
@@ -237,12 +196,5 @@ class SecretOptInIT {
     spec.setTopics(topics);
     cr.setSpec(spec);
     return cr;
-  }
-
-  private static SecretKeyRef ref(String name, String key) {
-    SecretKeyRef ref = new SecretKeyRef();
-    ref.setName(name);
-    ref.setKey(key);
-    return ref;
   }
 }

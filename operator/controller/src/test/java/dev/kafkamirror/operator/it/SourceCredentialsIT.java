@@ -1,5 +1,6 @@
 package dev.kafkamirror.operator.it;
 
+import static dev.kafkamirror.operator.it.MirrorFixtures.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,13 +12,11 @@ import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.SaslMechanism;
 import dev.kafkamirror.operator.api.v1alpha1.SaslUser;
-import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.TlsClientCertificate;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
 import dev.kafkamirror.testing.tls.TestCertificates;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,7 +63,6 @@ class SourceCredentialsIT {
   private static final String SCRAM_USER = "mirror-scram-user";
   private static final String SCRAM_PASSWORD = "scram-password-8d41c";
   private static final String WRONG_PASSWORD = "wrong-password-55e0a";
-  private static final String OPT_IN = "kafkamirror.dev/cluster-mirrors";
 
   private static OperatorTestEnvironment env;
   private static KubernetesClient client;
@@ -209,15 +207,7 @@ class SourceCredentialsIT {
     awaitRecords(topic, written);
 
     // When it fails over
-    client
-        .resources(ClusterMirror.class)
-        .inNamespace(NS)
-        .withName("mtls-mirror")
-        .edit(
-            cr -> {
-              cr.getSpec().setState(MirrorState.Stopped);
-              return cr;
-            });
+    MirrorFixtures.setState(client, NS, "mtls-mirror", MirrorState.Stopped);
 
     // Then every partition stops behind its barrier, the records still at their offsets
     awaitCondition("mtls-mirror", Conditions.STOPPED, Conditions.TRUE);
@@ -292,42 +282,14 @@ class SourceCredentialsIT {
     return security;
   }
 
-  private static SecretKeyRef ref(String name, String key) {
-    SecretKeyRef ref = new SecretKeyRef();
-    ref.setName(name);
-    ref.setKey(key);
-    return ref;
-  }
-
   /** A Secret of {@code type} that every ClusterMirror of the namespace may read. */
   private static void secret(String name, String type, Map<String, String> data) {
-    client
-        .secrets()
-        .inNamespace(NS)
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .addToAnnotations(OPT_IN, "*")
-                .endMetadata()
-                .withType(type)
-                .withStringData(data)
-                .build())
-        .create();
+    MirrorFixtures.secret(client, NS, name, type, "*", data);
   }
 
   private static void create(
       String name, KafkaCluster source, String topic, ClientSecurity security) {
-    ClusterMirror cr =
-        MirrorFixtures.clusterMirror(
-            NS,
-            name,
-            source,
-            source.clusterId(),
-            destination,
-            MirrorState.Mirroring,
-            List.of(topic));
+    ClusterMirror cr = MirrorFixtures.mirroring(NS, name, source, destination, topic);
     cr.getSpec().getSource().setSecurity(security);
     client.resource(cr).create();
   }

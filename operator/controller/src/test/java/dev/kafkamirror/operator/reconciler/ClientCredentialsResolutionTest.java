@@ -1,6 +1,7 @@
 package dev.kafkamirror.operator.reconciler;
 
 import static dev.kafkamirror.operator.reconciler.ReconcilerRig.NS;
+import static dev.kafkamirror.operator.reconciler.ReconcilerRig.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,6 +17,7 @@ import dev.kafkamirror.testing.tls.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Properties;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -49,13 +51,6 @@ class ClientCredentialsResolutionTest {
 
   private static ClusterMirror cr() {
     return ReconcilerRig.clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
-  }
-
-  private static SecretKeyRef ref(String name, String key) {
-    SecretKeyRef r = new SecretKeyRef();
-    r.setName(name);
-    r.setKey(key);
-    return r;
   }
 
   private static ClientSecurity saslUser(
@@ -105,13 +100,12 @@ class ClientCredentialsResolutionTest {
 
     // Then the source speaks SASL_SSL SCRAM-SHA-512 as that user, the password escaped and
     // without the line break, for the operator's clients and the plugin's fetchers alike
-    assertThat(m.sourceProperties())
-        .containsEntry("security.protocol", "SASL_SSL")
-        .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
-        .containsEntry(
-            "sasl.jaas.config",
-            "org.apache.kafka.common.security.scram.ScramLoginModule required"
-                + " username=\"mirror-user\" password=\"pa\\\"ss\\\\word-7e1\";");
+    assertSasl(
+        m.sourceProperties(),
+        "SASL_SSL",
+        "SCRAM-SHA-512",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required"
+            + " username=\"mirror-user\" password=\"pa\\\"ss\\\\word-7e1\";");
     assertThat(m.sourceClientSecurity())
         .containsEntry("sasl.jaas.config", (String) m.sourceProperties().get("sasl.jaas.config"));
     assertThat(m.toString()).doesNotContain("word-7e1");
@@ -136,13 +130,12 @@ class ClientCredentialsResolutionTest {
     ResolvedMirror m = resolver.resolve(cr);
 
     // Then the destination speaks SASL_PLAINTEXT PLAIN as the KafkaUser
-    assertThat(m.destinationProperties())
-        .containsEntry("security.protocol", "SASL_PLAINTEXT")
-        .containsEntry("sasl.mechanism", "PLAIN")
-        .containsEntry(
-            "sasl.jaas.config",
-            "org.apache.kafka.common.security.plain.PlainLoginModule required"
-                + " username=\"mirror-user\" password=\"strimzi-generated-4f2\";");
+    assertSasl(
+        m.destinationProperties(),
+        "SASL_PLAINTEXT",
+        "PLAIN",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required"
+            + " username=\"mirror-user\" password=\"strimzi-generated-4f2\";");
     assertThat(m.sourceProperties()).doesNotContainKey("sasl.jaas.config");
   }
 
@@ -305,6 +298,15 @@ class ClientCredentialsResolutionTest {
                 + " (mutual TLS needs TLS)");
     assertThat(secrets.reads())
         .doesNotContain(NS + "/source-user", NS + "/source-sasl", NS + "/mirror-tls");
+  }
+
+  /** Asserts the SASL {@code mechanism} over {@code protocol} with JAAS line {@code jaasConfig}. */
+  private static void assertSasl(
+      Properties settings, String protocol, String mechanism, String jaasConfig) {
+    assertThat(settings)
+        .containsEntry("security.protocol", protocol)
+        .containsEntry("sasl.mechanism", mechanism)
+        .containsEntry("sasl.jaas.config", jaasConfig);
   }
 
   private ResolvedMirror resolveSource(ClientSecurity security)

@@ -101,6 +101,14 @@ final class ReconcilerRig implements AutoCloseable {
     return this;
   }
 
+  /** Key {@code key} of Secret {@code name}. */
+  static SecretKeyRef ref(String name, String key) {
+    SecretKeyRef ref = new SecretKeyRef();
+    ref.setName(name);
+    ref.setKey(key);
+    return ref;
+  }
+
   /** A ClusterMirror of {@link #TOPIC} wanting {@code state}, with {@code deletionPolicy}. */
   static ClusterMirror clusterMirror(MirrorState state, DeletionPolicy deletionPolicy) {
     ClusterMirror cr = new ClusterMirror();
@@ -118,10 +126,7 @@ final class ReconcilerRig implements AutoCloseable {
     d.setBootstrapServers("destination.example:9092");
     ControlEndpoint c = new ControlEndpoint();
     c.setPort(9443);
-    SecretKeyRef ref = new SecretKeyRef();
-    ref.setName(CONTROL_SECRET);
-    ref.setKey("secret");
-    c.setSecretRef(ref);
+    c.setSecretRef(ref(CONTROL_SECRET, "secret"));
     d.setControl(c);
     spec.setDestination(d);
     TopicSelection topics = new TopicSelection();

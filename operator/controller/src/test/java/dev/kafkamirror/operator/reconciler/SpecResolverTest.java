@@ -1,6 +1,7 @@
 package dev.kafkamirror.operator.reconciler;
 
 import static dev.kafkamirror.operator.reconciler.ReconcilerRig.NS;
+import static dev.kafkamirror.operator.reconciler.ReconcilerRig.ref;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +11,6 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.DeletionPolicy;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
 import dev.kafkamirror.operator.api.v1alpha1.SaslMechanism;
-import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,13 +28,6 @@ class SpecResolverTest {
 
   private static ClusterMirror cr() {
     return ReconcilerRig.clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
-  }
-
-  private static SecretKeyRef ref(String name, String key) {
-    SecretKeyRef r = new SecretKeyRef();
-    r.setName(name);
-    r.setKey(key);
-    return r;
   }
 
   @Test
