@@ -51,11 +51,9 @@ public final class OperatorMain implements AutoCloseable {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> env = System.getenv();
-    // slf4j-simple reads its level once, before the first logger exists.
-    System.setProperty(
-        "org.slf4j.simpleLogger.defaultLogLevel", env.getOrDefault("CMO_LOG_LEVEL", "info"));
-    System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
-    System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+    // Log4j reads its configuration once, when the first logger is made: format, start level and
+    // the re-read levels file must be in place before that (OperatorLogging).
+    OperatorLogging.configure(env);
     OperatorConfig config = OperatorConfig.fromEnvironment(env);
     KubernetesClient client = new KubernetesClientBuilder().build();
     OperatorMain main = start(config, client, Clock.systemUTC());
