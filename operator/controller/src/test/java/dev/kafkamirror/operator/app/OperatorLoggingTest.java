@@ -60,25 +60,25 @@ class OperatorLoggingTest {
     }
 
     // Then it is one JSON object with each field
-    assertThat(Instant.parse(line.get("timestamp").asText()))
+    assertThat(Instant.parse(line.path("timestamp").asText()))
         .isBetween(Instant.now().minusSeconds(60), Instant.now());
-    assertThat(line.get("level").asText()).isEqualTo("WARN");
-    assertThat(line.get("logger").asText())
+    assertThat(line.path("level").asText()).isEqualTo("WARN");
+    assertThat(line.path("logger").asText())
         .isEqualTo("dev.kafkamirror.operator.reconciler.ClusterMirrorReconciler");
-    assertThat(line.get("thread").asText()).isEqualTo(Thread.currentThread().getName());
-    assertThat(line.get("message").asText())
+    assertThat(line.path("thread").asText()).isEqualTo(Thread.currentThread().getName());
+    assertThat(line.path("message").asText())
         .isEqualTo("clusterMirror=team-a/orders reconcile failed: boom \"quoted\"");
-    assertThat(line.get("exception").asText())
+    assertThat(line.path("exception").asText())
         .startsWith("java.lang.IllegalStateException: broken pipe")
         .contains("at dev.kafkamirror.operator.app.OperatorLoggingTest");
     // And JOSDK's resource fields as fields of their own
-    assertThat(line.get("resource.name").asText()).isEqualTo("orders");
-    assertThat(line.get("resource.namespace").asText()).isEqualTo("team-a");
-    assertThat(line.get("resource.kind").asText()).isEqualTo("ClusterMirror");
-    assertThat(line.get("resource.apiVersion").asText()).isEqualTo("kafkamirror.dev/v1alpha1");
-    assertThat(line.get("resource.resourceVersion").asText()).isEqualTo("4711");
-    assertThat(line.get("resource.generation").asText()).isEqualTo("3");
-    assertThat(line.get("resource.uid").asText()).isEqualTo("0b5e-uid");
+    assertThat(line.path("resource.name").asText()).isEqualTo("orders");
+    assertThat(line.path("resource.namespace").asText()).isEqualTo("team-a");
+    assertThat(line.path("resource.kind").asText()).isEqualTo("ClusterMirror");
+    assertThat(line.path("resource.apiVersion").asText()).isEqualTo("kafkamirror.dev/v1alpha1");
+    assertThat(line.path("resource.resourceVersion").asText()).isEqualTo("4711");
+    assertThat(line.path("resource.generation").asText()).isEqualTo("3");
+    assertThat(line.path("resource.uid").asText()).isEqualTo("0b5e-uid");
   }
 
   @Test
@@ -88,7 +88,7 @@ class OperatorLoggingTest {
       LOG.info("started");
       line = logging.jsonLines().get(0);
     }
-    assertThat(line.get("message").asText()).isEqualTo("started");
+    assertThat(line.path("message").asText()).isEqualTo("started");
     assertThat(line.has("exception")).isFalse();
     assertThat(line.has("resource.name")).isFalse();
   }

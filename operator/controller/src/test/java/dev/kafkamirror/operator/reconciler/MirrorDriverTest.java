@@ -190,16 +190,16 @@ class MirrorDriverTest {
 
     // Then the line names the partition, broker and code as fields of their own, as well as in its
     // text, beside the resource fields of the reconcile
-    assertThat(line.get("level").asText()).isEqualTo("INFO");
-    assertThat(line.get("message").asText())
+    assertThat(line.path("level").asText()).isEqualTo("INFO");
+    assertThat(line.path("message").asText())
         .startsWith("clusterMirror=ns/orders-mirror partition=orders-1 broker=2 code=LEADER_MOVED");
-    assertThat(line.get("clusterMirror").asText()).isEqualTo("ns/orders-mirror");
-    assertThat(line.get("partition").asText()).isEqualTo("orders-1");
-    assertThat(line.get("topic").asText()).isEqualTo(TOPIC);
-    assertThat(line.get("partitionNumber").asText()).isEqualTo("1");
-    assertThat(line.get("broker").asText()).isEqualTo("2");
-    assertThat(line.get("code").asText()).isEqualTo("LEADER_MOVED");
-    assertThat(line.get("resource.name").asText()).isEqualTo("orders-mirror");
+    assertThat(line.path("clusterMirror").asText()).isEqualTo("ns/orders-mirror");
+    assertThat(line.path("partition").asText()).isEqualTo("orders-1");
+    assertThat(line.path("topic").asText()).isEqualTo(TOPIC);
+    assertThat(line.path("partitionNumber").asText()).isEqualTo("1");
+    assertThat(line.path("broker").asText()).isEqualTo("2");
+    assertThat(line.path("code").asText()).isEqualTo("LEADER_MOVED");
+    assertThat(line.path("resource.name").asText()).isEqualTo("orders-mirror");
     // And afterwards the thread's MDC holds only what it held before
     assertThat(org.slf4j.MDC.getCopyOfContextMap())
         .containsExactly(Map.entry("resource.name", "orders-mirror"));

@@ -125,8 +125,8 @@ class SecretsNeverLoggedTest {
             .filter(l -> l.get("logger").asText().equals(SpecResolver.class.getName()))
             .findFirst()
             .orElseThrow(() -> new AssertionError("no debug line of the resolver in " + output));
-    assertThat(resolved.get("level").asText()).isEqualTo("DEBUG");
-    assertThat(resolved.get("message").asText())
+    assertThat(resolved.path("level").asText()).isEqualTo("DEBUG");
+    assertThat(resolved.path("message").asText())
         .startsWith(
             "clusterMirror=ns/orders-mirror resolved: ResolvedMirror[mirrorName=orders-mirror")
         .contains("controlChannel=Channel[MUTUAL TLS]")
