@@ -141,7 +141,8 @@ class OperatorImageIT {
                 + metrics
                 + ",logLevelsRefreshSeconds=1",
             "--set-string",
-            "extraEnv[0].name=CMO_REQUEUE_MS,extraEnv[0].value=500");
+            "extraEnv[0].name=CMO_REQUEUE_MS,extraEnv[0].value=500,"
+                + "extraEnv[1].name=CMO_RESYNC_MS,extraEnv[1].value=1000");
     Deployment deployment =
         objects.stream()
             .filter(Deployment.class::isInstance)
@@ -219,18 +220,36 @@ class OperatorImageIT {
       replaceAsTheKubeletDoes(
           levelsFile,
           levels + "logger.cmo.name = dev.kafkamirror.operator\n" + "logger.cmo.level = DEBUG\n");
+      // (a reconcile every second: CMO_RESYNC_MS=1000, and each begins with a debug line)
       await()
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
-              () ->
-                  assertThat(jsonLines(log))
-                      .as("a DEBUG line of the operator after the level change")
-                      .anySatisfy(
-                          l -> {
-                            assertThat(l.get("level").asText()).isEqualTo("DEBUG");
-                            assertThat(l.get("logger").asText()).startsWith("dev.kafkamirror.");
-                          }));
+              () -> {
+                assertThat(operator.isAlive())
+                    .as("the operator exited; log:%n%s", operator.tail(40))
+                    .isTrue();
+                assertThat(jsonLines(log))
+                    .as("a DEBUG line of the operator after the level change")
+                    .anySatisfy(
+                        l -> {
+                          assertThat(l.get("level").asText()).isEqualTo("DEBUG");
+                          assertThat(l.get("logger").asText()).startsWith("dev.kafkamirror.");
+                        });
+              });
+      // And it renewed the Lease all along (every 2 s): the chart's Role lets it (a 403 on the
+      // renewal's PATCH made it give up leadership and exit after 10 s)
+      assertThat(operator.isAlive())
+          .as("the operator exited; log:%n%s", operator.tail(40))
+          .isTrue();
+      assertThat(jsonLines(log))
+          .noneSatisfy(
+              l -> {
+                assertThat(l.get("logger").asText())
+                    .isEqualTo(
+                        "io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector");
+                assertThat(l.get("level").asText()).isIn("WARN", "ERROR");
+              });
       // And its JVM is the image's, as the numeric non-root user, with the container flags
       ProcessHandle java = operator.entrypoint();
       assertThat(runCommand("ps", "-o", "uid=,comm=", "-p", Long.toString(java.pid())).trim())
@@ -574,11 +593,16 @@ class OperatorImageIT {
       return deepest;
     }
 
-    /** SIGTERM, then wait until every process of the tree is gone. */
+    /**
+     * SIGTERM to the entrypoint, as a kubelet's runtime sends it to the container's PID 1, then
+     * wait until every process of the tree is gone. (Not to the outer process: {@code unshare
+     * --fork} ignores SIGTERM while its child runs, so an operator that did not exit by itself
+     * would never get it.)
+     */
     boolean terminate(Duration within) throws InterruptedException {
       List<ProcessHandle> tree = new ArrayList<>();
       process.toHandle().descendants().forEach(tree::add);
-      process.destroy();
+      entrypoint().destroy();
       long deadline = System.nanoTime() + within.toNanos();
       for (ProcessHandle handle : tree) {
         long left = deadline - System.nanoTime();
