@@ -25,7 +25,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 {{- /* extraEnv must not set what the chart sets from other values (a duplicate env var is silently last-wins). */ -}}
 {{- define "cmo.extraEnv" -}}
-{{- $owned := dict "CMO_WATCH_NAMESPACES" "watchNamespaces / watchAllNamespaces" "CMO_LEASE_NAMESPACE" "the release namespace (leader election)" "CMO_POD_NAME" "the pod name" "CMO_LOG_LEVEL" "logLevel" "CMO_METRICS_PORT" "metrics.port" "CMO_HEALTH_PORT" "health.port" -}}
+{{- $owned := dict "CMO_WATCH_NAMESPACES" "watchNamespaces / watchAllNamespaces" "CMO_LEASE_NAMESPACE" "the release namespace (leader election)" "CMO_POD_NAME" "the pod name" "CMO_LOG_LEVEL" "logLevel (in the logging ConfigMap)" "CMO_LOG_FORMAT" "logFormat" "CMO_LOG_LEVELS_FILE" "logLevel and logLevels (the logging ConfigMap)" "CMO_METRICS_PORT" "metrics.port" "CMO_HEALTH_PORT" "health.port" -}}
 {{- range .Values.extraEnv -}}
 {{- if hasKey $owned .name -}}
 {{- fail (printf "extraEnv sets %s, which the chart sets from %s: set that value instead and remove %s from extraEnv" .name (get $owned .name) .name) -}}

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.process.Commands;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -126,7 +129,10 @@ class HelmChartIT {
                 "replicas=0", "replicas",
                 "metrics.port=99999", "port",
                 "unknownKey=1", "unknownKey",
-                "watchNamespaces={Bad_Namespace}", "watchNamespaces")
+                "watchNamespaces={Bad_Namespace}", "watchNamespaces",
+                "logFormat=xml", "logFormat",
+                "logLevels.org\\.apache\\.kafka=LOUD", "logLevels",
+                "logLevelsRefreshSeconds=0", "logLevelsRefreshSeconds")
             .entrySet()) {
       Commands.Result result =
           Commands.run(
@@ -222,6 +228,72 @@ class HelmChartIT {
   }
 
   @Test
+  void logsAreJsonByDefaultWithLevelsInAConfigMapTheRunningOperatorReReads() {
+    // When the chart is rendered with its defaults
+    List<HasMetadata> objects = render();
+
+    // Then the operator logs JSON and reads its levels from the logging ConfigMap's file
+    Container container = container(objects);
+    assertThat(env(container, "CMO_LOG_FORMAT")).isEqualTo("json");
+    String levelsFile = env(container, "CMO_LOG_LEVELS_FILE");
+    assertThat(levelsFile).isEqualTo("/etc/cluster-mirror-operator/logging/levels.properties");
+    // And no level in the environment: changing it there would restart the pods
+    assertThat(container.getEnv()).noneMatch(e -> e.getName().equals("CMO_LOG_LEVEL"));
+    // And the ConfigMap is mounted as a directory (the kubelet never updates a subPath mount) at
+    // the file's directory
+    Deployment deployment = deployment(objects);
+    Volume volume =
+        deployment.getSpec().getTemplate().getSpec().getVolumes().stream()
+            .filter(v -> v.getConfigMap() != null)
+            .findFirst()
+            .orElseThrow();
+    assertThat(volume.getConfigMap().getName()).isEqualTo("rel-cluster-mirror-operator-logging");
+    VolumeMount mount =
+        container.getVolumeMounts().stream()
+            .filter(m -> m.getName().equals(volume.getName()))
+            .findFirst()
+            .orElseThrow();
+    assertThat(mount.getSubPath()).isNull();
+    assertThat(levelsFile).isEqualTo(mount.getMountPath() + "/levels.properties");
+    // And no annotation of the pod template changes with the ConfigMap (no rollout on a level
+    // change)
+    assertThat(deployment.getSpec().getTemplate().getMetadata().getAnnotations()).isNullOrEmpty();
+    // And the file holds the default level, re-read every 10 s
+    assertThat(levels(objects))
+        .contains("monitorInterval = 10\n")
+        .contains("rootLogger.level = INFO\n")
+        .doesNotContain("logger.");
+
+    // When the format, level, single loggers' levels and the refresh are set
+    List<HasMetadata> set =
+        render(
+            "--set",
+            "logFormat=plain,logLevel=DEBUG,logLevelsRefreshSeconds=3,"
+                + "logLevels.org\\.apache\\.kafka=WARN,"
+                + "logLevels.dev\\.kafkamirror\\.operator\\.reconciler=TRACE");
+
+    // Then each shows up where the operator reads it, loggers in name order
+    assertThat(env(container(set), "CMO_LOG_FORMAT")).isEqualTo("plain");
+    assertThat(levels(set))
+        .contains("monitorInterval = 3\n")
+        .contains("rootLogger.level = DEBUG\n")
+        .contains(
+            "logger.l0.name = dev.kafkamirror.operator.reconciler\n"
+                + "logger.l0.level = TRACE\n"
+                + "logger.l1.name = org.apache.kafka\n"
+                + "logger.l1.level = WARN");
+  }
+
+  private static String levels(List<HasMetadata> objects) {
+    return of(objects, ConfigMap.class).stream()
+        .filter(m -> m.getMetadata().getName().equals("rel-cluster-mirror-operator-logging"))
+        .findFirst()
+        .orElseThrow()
+        .getData()
+        .get("levels.properties");
+  }
+
+  @Test
   void watchingAllNamespacesUsesAClusterRoleThatTheApiServerAccepts() throws Exception {
     // When all namespaces are watched
     String rendered =
@@ -271,6 +343,8 @@ class HelmChartIT {
                 "needs metrics.service.enabled=true",
                 List.of("--set-string", "extraEnv[0].name=CMO_POD_NAME,extraEnv[0].value=x"),
                 "extraEnv sets CMO_POD_NAME, which the chart sets from the pod name",
+                List.of("--set-string", "extraEnv[0].name=CMO_LOG_FORMAT,extraEnv[0].value=x"),
+                "extraEnv sets CMO_LOG_FORMAT, which the chart sets from logFormat",
                 List.of("--set-string", "extraEnv[0].name=1BAD,extraEnv[0].value=x"),
                 "extraEnv",
                 List.of("--set", "imagePullSecrets[0].nam=regcred"),

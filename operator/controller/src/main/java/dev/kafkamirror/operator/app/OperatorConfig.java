@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  *     leader election)
  * @param leaseName the Lease's name (CMO_LEASE_NAME)
  * @param identity this replica's identity in the Lease (CMO_POD_NAME, else the host name)
- * @param logLevel slf4j-simple level (CMO_LOG_LEVEL)
+ * @param logLevel the root log level at start (CMO_LOG_LEVEL, lower case; {@link OperatorLogging}
+ *     applies it, a levels file can change it at run time)
  * @param metricsPort Prometheus /metrics (CMO_METRICS_PORT; 0 picks a free port, -1 disables)
  * @param healthPort /healthz and /readyz (CMO_HEALTH_PORT; 0 picks a free port, -1 disables)
  */
@@ -40,7 +41,7 @@ public record OperatorConfig(
         blankToNull(env.get("CMO_LEASE_NAMESPACE")),
         env.getOrDefault("CMO_LEASE_NAME", "cluster-mirror-operator"),
         env.getOrDefault("CMO_POD_NAME", hostName()),
-        env.getOrDefault("CMO_LOG_LEVEL", "info"),
+        OperatorLogging.level(env),
         intOf(env, "CMO_METRICS_PORT", 8080),
         intOf(env, "CMO_HEALTH_PORT", 8081),
         longOf(env, "CMO_CONTROL_CONNECT_TIMEOUT_MS", 5_000L),

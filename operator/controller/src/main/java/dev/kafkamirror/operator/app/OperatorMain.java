@@ -51,16 +51,37 @@ public final class OperatorMain implements AutoCloseable {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> env = System.getenv();
-    // slf4j-simple reads its level once, before the first logger exists.
-    System.setProperty(
-        "org.slf4j.simpleLogger.defaultLogLevel", env.getOrDefault("CMO_LOG_LEVEL", "info"));
-    System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
-    System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+    // Log4j reads its configuration once, when the first logger is made: format, start level and
+    // the re-read levels file must be in place before that (OperatorLogging).
+    OperatorLogging.configure(env);
     OperatorConfig config = OperatorConfig.fromEnvironment(env);
     KubernetesClient client = new KubernetesClientBuilder().build();
     OperatorMain main = start(config, client, Clock.systemUTC());
-    Runtime.getRuntime().addShutdownHook(new Thread(main::close, "cmo-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(() -> closeWithin(main, STOP_BOUND), "cmo-shutdown"));
     Thread.currentThread().join();
+  }
+
+  /** How long a SIGTERM waits for {@link #close} before the JVM halts anyway. */
+  static final Duration STOP_BOUND = Duration.ofSeconds(10);
+
+  /**
+   * Closes {@code main} on a thread of its own and waits for it at most {@code bound}. With leader
+   * election, JOSDK 5.2.3's {@code Operator.stop()} ends leadership through {@code
+   * LeaderElectionManager.stopLeading}, which calls {@code System.exit(1)}: inside a shutdown hook
+   * that call blocks forever, so a hook that closed the operator itself would never return and a
+   * SIGTERM would never stop the JVM (the kubelet would SIGKILL it after its grace period). By then
+   * the reconciles have stopped; the hook returns and the JVM halts.
+   */
+  static void closeWithin(OperatorMain main, Duration bound) {
+    Thread closer = new Thread(main::close, "cmo-stop");
+    closer.setDaemon(true);
+    closer.start();
+    try {
+      closer.join(bound.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Starts an operator on {@code client}; the caller closes the returned instance. */

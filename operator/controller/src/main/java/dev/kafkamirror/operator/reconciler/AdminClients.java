@@ -19,7 +19,13 @@ public final class AdminClients implements AutoCloseable {
     ClusterAdmin create(String clusterLabel, Properties properties, long timeoutMs);
   }
 
-  private record Cached(Properties properties, ClusterAdmin admin) {}
+  /** A client and the settings it was made with; its string redacts the secret settings. */
+  private record Cached(Properties properties, ClusterAdmin admin) {
+    @Override
+    public String toString() {
+      return "Cached[properties=" + Redaction.of(properties) + "]";
+    }
+  }
 
   private final Factory factory;
   private final Map<String, Cached> admins = new ConcurrentHashMap<>();

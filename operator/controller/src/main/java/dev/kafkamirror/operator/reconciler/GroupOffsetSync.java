@@ -79,7 +79,13 @@ public final class GroupOffsetSync implements AutoCloseable {
     GroupOffsetsAdmin create(String clusterLabel, Properties properties, long timeoutMs);
   }
 
-  private record Cached(Properties properties, GroupOffsetsAdmin admin) {}
+  /** A client and the settings it was made with; its string redacts the secret settings. */
+  private record Cached(Properties properties, GroupOffsetsAdmin admin) {
+    @Override
+    public String toString() {
+      return "Cached[properties=" + Redaction.of(properties) + "]";
+    }
+  }
 
   /** What the sync remembers of one ClusterMirror. */
   private static final class Memory {

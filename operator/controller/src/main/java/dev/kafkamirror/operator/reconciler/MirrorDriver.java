@@ -275,21 +275,27 @@ public final class MirrorDriver {
       }
       boolean fromFollower = r.errorMessage() != null && r.errorMessage().startsWith("follower: ");
       if (fromFollower) {
-        LOG.debug(
-            "clusterMirror={} partition={} broker={} follower call failed (not blocking): {}",
-            resourceRef,
-            r.key(),
-            r.brokerId(),
-            r.errorMessage());
+        try (PartitionLogFields fields =
+            PartitionLogFields.of(resourceRef, r.key(), r.brokerId(), r.errorCode())) {
+          LOG.debug(
+              "clusterMirror={} partition={} broker={} follower call failed (not blocking): {}",
+              resourceRef,
+              r.key(),
+              r.brokerId(),
+              r.errorMessage());
+        }
       } else {
         leaderErrors.put(r.key(), r.errorCode() + ": " + r.errorMessage());
-        LOG.info(
-            "clusterMirror={} partition={} broker={} code={} {}",
-            resourceRef,
-            r.key(),
-            r.brokerId(),
-            r.errorCode(),
-            r.errorMessage());
+        try (PartitionLogFields fields =
+            PartitionLogFields.of(resourceRef, r.key(), r.brokerId(), r.errorCode())) {
+          LOG.info(
+              "clusterMirror={} partition={} broker={} code={} {}",
+              resourceRef,
+              r.key(),
+              r.brokerId(),
+              r.errorCode(),
+              r.errorMessage());
+        }
       }
     }
     // The follower half of make-writable, after every leader call, is not waited for: a partition
@@ -304,13 +310,16 @@ public final class MirrorDriver {
                 for (ControlResult r :
                     oneCall(resourceRef, mirror, observation, e.getKey(), call, failback)) {
                   if (!r.ok()) {
-                    LOG.debug(
-                        "clusterMirror={} partition={} broker={} follower call failed (not"
-                            + " blocking): {}",
-                        resourceRef,
-                        r.key(),
-                        r.brokerId(),
-                        r.errorMessage());
+                    try (PartitionLogFields fields =
+                        PartitionLogFields.of(resourceRef, r.key(), r.brokerId(), r.errorCode())) {
+                      LOG.debug(
+                          "clusterMirror={} partition={} broker={} follower call failed (not"
+                              + " blocking): {}",
+                          resourceRef,
+                          r.key(),
+                          r.brokerId(),
+                          r.errorMessage());
+                    }
                   }
                 }
               }

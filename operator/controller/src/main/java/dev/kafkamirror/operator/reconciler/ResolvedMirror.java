@@ -71,10 +71,32 @@ public record ResolvedMirror(
         controlSecret, controlTrustedCertificates, controlClientCertificate);
   }
 
-  /** Never prints the secrets. */
+  /**
+   * Everything but the secrets, for debug logs: the control secret and the client certificate's key
+   * never appear (the channel prints only its kind), nor does the value of any client setting that
+   * can hold a secret ({@link Redaction}: the SASL JAAS line with its password, keystore keys).
+   */
   @Override
   public String toString() {
-    return "ResolvedMirror[" + mirrorName + ", source " + sourceBootstrapServers + "]";
+    return "ResolvedMirror[mirrorName="
+        + mirrorName
+        + ", sourceBootstrapServers="
+        + sourceBootstrapServers
+        + ", sourceClusterId="
+        + sourceClusterId
+        + ", controlChannel="
+        + controlChannel()
+        + ", controlPort="
+        + controlPort
+        + ", brokerEndpointOverrides="
+        + brokerEndpointOverrides
+        + ", destinationProperties="
+        + Redaction.of(destinationProperties)
+        + ", sourceProperties="
+        + Redaction.of(sourceProperties)
+        + ", sourceClientSecurity="
+        + Redaction.of(sourceClientSecurity)
+        + "]";
   }
 
   /**

@@ -20,9 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Reads the Secrets a ClusterMirror references and turns its spec into client settings. */
+/**
+ * Reads the Secrets a ClusterMirror references and turns its spec into client settings. What it
+ * resolves is logged at debug without a secret value ({@link ResolvedMirror#toString}).
+ */
 public final class SpecResolver {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SpecResolver.class);
 
   private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
 
@@ -90,19 +97,22 @@ public final class SpecResolver {
     Properties source = new Properties();
     source.put("bootstrap.servers", spec.getSource().getBootstrapServers());
     source.putAll(sourceSecurity);
-    return new ResolvedMirror(
-        mirrorName(cr.getMetadata().getName()),
-        spec.getSource().getBootstrapServers(),
-        spec.getSource().getClusterId(),
-        topics,
-        control.secret(),
-        control.trustedCertificates(),
-        control.clientCertificate(),
-        control.port(),
-        control.overrides(),
-        destination,
-        source,
-        Map.copyOf(sourceSecurity));
+    ResolvedMirror resolved =
+        new ResolvedMirror(
+            mirrorName(cr.getMetadata().getName()),
+            spec.getSource().getBootstrapServers(),
+            spec.getSource().getClusterId(),
+            topics,
+            control.secret(),
+            control.trustedCertificates(),
+            control.clientCertificate(),
+            control.port(),
+            control.overrides(),
+            destination,
+            source,
+            Map.copyOf(sourceSecurity));
+    LOG.debug("clusterMirror={}/{} resolved: {}", ns, mirror, resolved);
+    return resolved;
   }
 
   /**
@@ -142,13 +152,27 @@ public final class SpecResolver {
         mirror.sourceClientSecurity());
   }
 
-  /** A control endpoint's settings with its Secrets read. */
+  /** A control endpoint's settings with its Secrets read; its string never shows the secret. */
   private record ControlSettings(
       String secret,
       String trustedCertificates,
       ControlClient.ClientCertificate clientCertificate,
       int port,
-      Map<Integer, String> overrides) {}
+      Map<Integer, String> overrides) {
+
+    @Override
+    public String toString() {
+      return "ControlSettings[tls="
+          + (trustedCertificates != null)
+          + ", clientCertificate="
+          + clientCertificate
+          + ", port="
+          + port
+          + ", overrides="
+          + overrides
+          + "]";
+    }
+  }
 
   private ControlSettings control(
       String ns,

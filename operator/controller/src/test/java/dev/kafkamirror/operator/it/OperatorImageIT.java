@@ -3,6 +3,8 @@ package dev.kafkamirror.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
@@ -11,9 +13,12 @@ import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.process.Commands;
 import dev.kafkamirror.testing.process.FreePorts;
 import dev.kafkamirror.testing.process.ProcessReaper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -69,6 +74,7 @@ class OperatorImageIT {
   private static final Duration READY_WITHIN = Duration.ofSeconds(120);
   private static final Duration RECONCILED_WITHIN = Duration.ofSeconds(120);
   private static final String SA_DIR = "var/run/secrets/kubernetes.io/serviceaccount";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static OperatorTestEnvironment env;
   private static KubernetesClient client;
@@ -129,9 +135,14 @@ class OperatorImageIT {
     List<HasMetadata> objects =
         renderChart(
             "--set",
-            "replicas=1,health.port=" + health + ",metrics.port=" + metrics,
+            "replicas=1,health.port="
+                + health
+                + ",metrics.port="
+                + metrics
+                + ",logLevelsRefreshSeconds=1",
             "--set-string",
-            "extraEnv[0].name=CMO_REQUEUE_MS,extraEnv[0].value=500");
+            "extraEnv[0].name=CMO_REQUEUE_MS,extraEnv[0].value=500,"
+                + "extraEnv[1].name=CMO_RESYNC_MS,extraEnv[1].value=1000");
     Deployment deployment =
         objects.stream()
             .filter(Deployment.class::isInstance)
@@ -151,6 +162,7 @@ class OperatorImageIT {
     // And the pod's service account token, CA and namespace where Kubernetes mounts them
     String serviceAccount = deployment.getSpec().getTemplate().getSpec().getServiceAccountName();
     mountServiceAccount(image.rootfs(), serviceAccount);
+    Path levelsFile = mountConfigMaps(image.rootfs(), objects, deployment);
     Map<String, String> environment = new LinkedHashMap<>(image.environment());
     environment.putAll(podEnvironment(container));
     environment.putAll(serviceHostAndPort());
@@ -183,6 +195,61 @@ class OperatorImageIT {
                   .getSpec()
                   .getHolderIdentity())
           .isEqualTo(POD);
+      // And it logs JSON lines, those of the reconcile with JOSDK's resource fields
+      List<JsonNode> lines = jsonLines(log);
+      assertThat(lines)
+          .allSatisfy(
+              l ->
+                  assertThat(l.fieldNames())
+                      .toIterable()
+                      .contains("timestamp", "level", "logger", "thread", "message"));
+      assertThat(lines)
+          .as("a line of the reconciler about image-orders")
+          .anySatisfy(
+              l -> {
+                assertThat(l.get("logger").asText())
+                    .startsWith("dev.kafkamirror.operator.reconciler.");
+                assertThat(l.path("resource.name").asText()).isEqualTo("image-orders");
+                assertThat(l.path("resource.namespace").asText()).isEqualTo(RELEASE_NS);
+              });
+      assertThat(lines).noneSatisfy(l -> assertThat(l.get("level").asText()).isEqualTo("DEBUG"));
+      // And a level written to the chart's logging ConfigMap (the mounted file, replaced the way
+      // the kubelet replaces it) takes effect without a restart
+      String levels = Files.readString(levelsFile, StandardCharsets.UTF_8);
+      assertThat(levels).contains("monitorInterval = 1").contains("rootLogger.level = INFO");
+      replaceAsTheKubeletDoes(
+          levelsFile,
+          levels + "logger.cmo.name = dev.kafkamirror.operator\n" + "logger.cmo.level = DEBUG\n");
+      // (a reconcile every second: CMO_RESYNC_MS=1000, and each begins with a debug line)
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                assertThat(operator.isAlive())
+                    .as("the operator exited; log:%n%s", operator.tail(40))
+                    .isTrue();
+                assertThat(jsonLines(log))
+                    .as("a DEBUG line of the operator after the level change")
+                    .anySatisfy(
+                        l -> {
+                          assertThat(l.get("level").asText()).isEqualTo("DEBUG");
+                          assertThat(l.get("logger").asText()).startsWith("dev.kafkamirror.");
+                        });
+              });
+      // And it renewed the Lease all along (every 2 s): the chart's Role lets it (a 403 on the
+      // renewal's PATCH made it give up leadership and exit after 10 s)
+      assertThat(operator.isAlive())
+          .as("the operator exited; log:%n%s", operator.tail(40))
+          .isTrue();
+      assertThat(jsonLines(log))
+          .noneSatisfy(
+              l -> {
+                assertThat(l.get("logger").asText())
+                    .isEqualTo(
+                        "io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector");
+                assertThat(l.get("level").asText()).isIn("WARN", "ERROR");
+              });
       // And its JVM is the image's, as the numeric non-root user, with the container flags
       ProcessHandle java = operator.entrypoint();
       assertThat(runCommand("ps", "-o", "uid=,comm=", "-p", Long.toString(java.pid())).trim())
@@ -223,6 +290,7 @@ class OperatorImageIT {
     environment.put("CMO_HEALTH_PORT", Integer.toString(health));
     environment.put("CMO_METRICS_PORT", "-1");
     environment.put("CMO_REQUEUE_MS", "500");
+    environment.put("CMO_LOG_FORMAT", "plain");
     environment.put("JAVA_OPTS", "-Xmx256m -XX:+UseSerialGC");
     Path log = workDir.resolve("dist-operator.log");
     try (RunningProcess operator =
@@ -241,6 +309,13 @@ class OperatorImageIT {
                   List.of("dist-orders")))
           .create();
       awaitCondition(operator, DIST_NS, "dist-orders", Conditions.MIRRORING, Conditions.TRUE);
+      // And it logs plain text for humans (CMO_LOG_FORMAT=plain), reconcile lines with the resource
+      assertThat(Files.readString(log, StandardCharsets.UTF_8))
+          .containsPattern(
+              "(?m)^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z INFO  \\[[^]]+\\] d\\.k\\.o\\.a\\.OperatorMain -"
+                  + " cluster-mirror-operator started: identity=dist-operator")
+          .containsPattern("(?m)^\\S+ INFO  \\[[^]]+\\] \\S+ \\[dist/dist-orders\\] - ")
+          .doesNotContain("{\"timestamp\"");
       // And the script exec'd the JVM (SIGTERM reaches it) and it stops on SIGTERM
       assertThat(
               runCommand("ps", "-o", "comm=", "-p", Long.toString(operator.entrypoint().pid()))
@@ -341,6 +416,90 @@ class OperatorImageIT {
     }
   }
 
+  /**
+   * Each ConfigMap volume of the chart's pod, at its container mount path in {@code rootfs} with
+   * the ConfigMap's data as files readable by the image's user, as the kubelet mounts it; returns
+   * the logging ConfigMap's levels file.
+   */
+  private static Path mountConfigMaps(Path rootfs, List<HasMetadata> objects, Deployment deployment)
+      throws IOException {
+    Path levels = null;
+    Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+    for (Volume volume : deployment.getSpec().getTemplate().getSpec().getVolumes()) {
+      if (volume.getConfigMap() == null) {
+        continue;
+      }
+      ConfigMap map =
+          objects.stream()
+              .filter(ConfigMap.class::isInstance)
+              .map(ConfigMap.class::cast)
+              .filter(m -> m.getMetadata().getName().equals(volume.getConfigMap().getName()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new AssertionError(
+                          "the chart mounts ConfigMap "
+                              + volume.getConfigMap().getName()
+                              + " but renders none"));
+      VolumeMount mount =
+          container.getVolumeMounts().stream()
+              .filter(m -> m.getName().equals(volume.getName()))
+              .findFirst()
+              .orElseThrow();
+      assertThat(mount.getSubPath())
+          .as("a subPath mount is never updated by the kubelet: volume %s", volume.getName())
+          .isNull();
+      Path dir = Files.createDirectories(rootfs.resolve(mount.getMountPath().substring(1)));
+      for (Path d = dir; !d.equals(rootfs); d = d.getParent()) {
+        Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwxr-xr-x"));
+      }
+      for (Map.Entry<String, String> file : map.getData().entrySet()) {
+        Path path = dir.resolve(file.getKey());
+        Files.writeString(path, file.getValue(), StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-r--r--"));
+      }
+    }
+    for (EnvVar variable : container.getEnv()) {
+      if (variable.getName().equals("CMO_LOG_LEVELS_FILE")) {
+        levels = rootfs.resolve(variable.getValue().substring(1));
+      }
+    }
+    assertThat(levels).as("the chart's CMO_LOG_LEVELS_FILE").isNotNull().isRegularFile();
+    return levels;
+  }
+
+  /** New content in a new file renamed over the old one: an atomic swap, a new mtime. */
+  private static void replaceAsTheKubeletDoes(Path file, String content) throws IOException {
+    Path next = file.resolveSibling(".." + file.getFileName() + ".next");
+    Files.writeString(next, content, StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(next, PosixFilePermissions.fromString("rw-r--r--"));
+    Files.setLastModifiedTime(
+        next,
+        java.nio.file.attribute.FileTime.from(
+            Files.getLastModifiedTime(file).toInstant().plusSeconds(2)));
+    Files.move(
+        next,
+        file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** The operator's log, each line parsed as a JSON object (fails on a line that is not one). */
+  private static List<JsonNode> jsonLines(Path log) throws IOException {
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      if (line.isBlank()) {
+        continue;
+      }
+      try {
+        lines.add(JSON.readTree(line));
+      } catch (IOException e) {
+        throw new AssertionError("not a JSON line of the operator's log: " + line, e);
+      }
+    }
+    return lines;
+  }
+
   private static void awaitReady(RunningProcess operator, int healthPort) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     HttpRequest readyz =
@@ -434,11 +593,16 @@ class OperatorImageIT {
       return deepest;
     }
 
-    /** SIGTERM, then wait until every process of the tree is gone. */
+    /**
+     * SIGTERM to the entrypoint, as a kubelet's runtime sends it to the container's PID 1, then
+     * wait until every process of the tree is gone. (Not to the outer process: {@code unshare
+     * --fork} ignores SIGTERM while its child runs, so an operator that did not exit by itself
+     * would never get it.)
+     */
     boolean terminate(Duration within) throws InterruptedException {
       List<ProcessHandle> tree = new ArrayList<>();
       process.toHandle().descendants().forEach(tree::add);
-      process.destroy();
+      entrypoint().destroy();
       long deadline = System.nanoTime() + within.toNanos();
       for (ProcessHandle handle : tree) {
         long left = deadline - System.nanoTime();

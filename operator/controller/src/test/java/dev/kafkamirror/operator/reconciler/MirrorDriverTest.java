@@ -156,6 +156,57 @@ class MirrorDriverTest {
   }
 
   @Test
+  void aLeaderErrorIsLoggedWithItsPartitionBrokerAndCodeAsFields() {
+    // Given partition 1 truncating on its leader 2, which answers LEADER_MOVED
+    PartitionKey p1 = new PartitionKey(TOPIC, 1);
+    MirrorDriver.Observation observation =
+        new MirrorDriver.Observation(
+            List.of(),
+            Map.of(p1, new PartitionPlacement(p1, 2, List.of(2))),
+            Map.of(2, "127.0.0.1"));
+    FailoverPlan plan =
+        new FailoverPlan(
+            List.of(
+                new PartitionDecision(p1, Action.TRUNCATE, PartitionPhase.STOPPING, null, null)),
+            List.of(),
+            FailoverPlan.CatchUp.NOT_APPLICABLE,
+            List.of());
+    control.fail(Action.TRUNCATE, "LEADER_MOVED");
+    org.slf4j.MDC.put("resource.name", "orders-mirror");
+
+    // When executed with the operator's JSON logging
+    com.fasterxml.jackson.databind.JsonNode line;
+    try (dev.kafkamirror.operator.app.ProductionLogging logging =
+        dev.kafkamirror.operator.app.ProductionLogging.start("json", "info")) {
+      driver.execute(
+          "ns/orders-mirror", mirror(Map.of()), plan, observation, new EnumMap<>(Action.class));
+      line =
+          logging.jsonLines().stream()
+              .filter(l -> l.get("logger").asText().equals(MirrorDriver.class.getName()))
+              .findFirst()
+              .orElseThrow(
+                  () -> new AssertionError("no line of MirrorDriver: " + logging.output()));
+    }
+
+    // Then the line names the partition, broker and code as fields of their own, as well as in its
+    // text, beside the resource fields of the reconcile
+    assertThat(line.path("level").asText()).isEqualTo("INFO");
+    assertThat(line.path("message").asText())
+        .startsWith("clusterMirror=ns/orders-mirror partition=orders-1 broker=2 code=LEADER_MOVED");
+    assertThat(line.path("clusterMirror").asText()).isEqualTo("ns/orders-mirror");
+    assertThat(line.path("partition").asText()).isEqualTo("orders-1");
+    assertThat(line.path("topic").asText()).isEqualTo(TOPIC);
+    assertThat(line.path("partitionNumber").asText()).isEqualTo("1");
+    assertThat(line.path("broker").asText()).isEqualTo("2");
+    assertThat(line.path("code").asText()).isEqualTo("LEADER_MOVED");
+    assertThat(line.path("resource.name").asText()).isEqualTo("orders-mirror");
+    // And afterwards the thread's MDC holds only what it held before
+    assertThat(org.slf4j.MDC.getCopyOfContextMap())
+        .containsExactly(Map.entry("resource.name", "orders-mirror"));
+    org.slf4j.MDC.clear();
+  }
+
+  @Test
   void aPartitionWithoutALeaderIsNotCalledAndSaysSo() {
     PartitionKey p0 = new PartitionKey(TOPIC, 0);
     MirrorDriver.Observation observation =
