@@ -148,6 +148,9 @@ class ControlRequestsTest {
     ControlRequests.Parsed parsedReal = parse(real.toJson(), ControlCall.START_MIRRORING);
     assertThat(parsedReal.request()).isEqualTo(real);
     assertThat(parsedReal.partitions().get(0).alignTo().expectedLogEndOffset()).isEqualTo(95L);
+    // And the plugin's refusal reason is the one the contract names for callers
+    assertThat(dev.kafkamirror.broker.core.mirror.FailbackAlignment.LOG_MOVED_AFTER_REPORT)
+        .isEqualTo(dev.kafkamirror.contract.PartitionError.FAILBACK_LOG_MOVED_AFTER_REPORT);
     // And a negative or non-integer expected log end is refused, naming the partition and field
     for (String bad : new String[] {"-1", "1.5", "\"9\""}) {
       assertThatThrownBy(
