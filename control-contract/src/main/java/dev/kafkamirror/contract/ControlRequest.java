@@ -45,8 +45,20 @@ public record ControlRequest(
    *     what it mirrored from this cluster)
    * @param lastMirroredSourceEpoch its {@code stop.lastMirroredSourceEpoch}: this cluster's leader
    *     epoch of the last batch it kept, -1 when unknown
+   * @param expectedLogEndOffset real starts only, or null: the log end of this partition that the
+   *     caller's report of what the failback discards (a dry run's {@code discardedToOffset}, and
+   *     any copy of those records) accounted for. The leader compares it with its log end once the
+   *     partition is read-only and refuses without truncating when they differ, so that no record
+   *     written after the report is discarded unreported. Null: no check (as before the field)
    */
-  public record AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {}
+  public record AlignTo(
+      long lastMirroredOffset, int lastMirroredSourceEpoch, Long expectedLogEndOffset) {
+
+    /** An alignment without an expected log end (a dry run, or a caller without a report). */
+    public AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {
+      this(lastMirroredOffset, lastMirroredSourceEpoch, null);
+    }
+  }
 
   /**
    * One partition of a call.
@@ -135,9 +147,12 @@ public record ControlRequest(
         out.append(',');
         name(out, Fields.ALIGN_TO).append('{');
         name(out, Fields.LAST_MIRRORED_OFFSET).append(p.alignTo().lastMirroredOffset()).append(',');
-        name(out, Fields.LAST_MIRRORED_SOURCE_EPOCH)
-            .append(p.alignTo().lastMirroredSourceEpoch())
-            .append('}');
+        name(out, Fields.LAST_MIRRORED_SOURCE_EPOCH).append(p.alignTo().lastMirroredSourceEpoch());
+        if (p.alignTo().expectedLogEndOffset() != null) {
+          out.append(',');
+          name(out, Fields.EXPECTED_LOG_END_OFFSET).append(p.alignTo().expectedLogEndOffset());
+        }
+        out.append('}');
       }
       out.append('}');
     }

@@ -35,6 +35,13 @@ public final class Fields {
   public static final String LAST_MIRRORED_OFFSET = "lastMirroredOffset";
   public static final String LAST_MIRRORED_SOURCE_EPOCH = "lastMirroredSourceEpoch";
 
+  /**
+   * Optional in a partition's {@link #ALIGN_TO}, real (not dry-run) starts only: the log end the
+   * caller's report of the discarded records covered; the leader refuses the start without
+   * truncating when its read-only log ends elsewhere.
+   */
+  public static final String EXPECTED_LOG_END_OFFSET = "expectedLogEndOffset";
+
   /** The top-level fields of a request body. */
   public static final Set<String> REQUEST =
       Set.of(PARTITIONS, TIMEOUT_MS, MIRROR_NAME, SOURCE, INITIAL_SYNC, DRY_RUN);
@@ -45,7 +52,7 @@ public final class Fields {
 
   /** The fields of a partition's {@link #ALIGN_TO}. */
   public static final Set<String> REQUEST_ALIGN_TO =
-      Set.of(LAST_MIRRORED_OFFSET, LAST_MIRRORED_SOURCE_EPOCH);
+      Set.of(LAST_MIRRORED_OFFSET, LAST_MIRRORED_SOURCE_EPOCH, EXPECTED_LOG_END_OFFSET);
 
   /** The fields of {@code source}. */
   public static final Set<String> REQUEST_SOURCE =

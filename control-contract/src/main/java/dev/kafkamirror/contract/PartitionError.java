@@ -6,6 +6,14 @@ package dev.kafkamirror.contract;
  */
 public record PartitionError(Code code, String message) {
 
+  /**
+   * The reason an {@link Code#INVALID_STATE} message of a failback's real start begins with when
+   * the partition's read-only log does not end at its {@code alignTo.expectedLogEndOffset}: nothing
+   * was truncated and the registration was rolled back; the caller reports again (a new dry run)
+   * and starts with the new end. Not a refusal for good.
+   */
+  public static final String FAILBACK_LOG_MOVED_AFTER_REPORT = "FailbackLogMovedAfterReport";
+
   /** Why the operation failed for this partition. */
   public enum Code {
     /** The broker has not finished starting. */

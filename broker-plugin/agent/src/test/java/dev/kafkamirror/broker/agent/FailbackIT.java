@@ -136,10 +136,59 @@ class FailbackIT {
     assertThat(logEnd(a, TOPIC)).isEqualTo(aEndBefore);
     assertThat(control(a).describe(TOPIC, 0).result(TOPIC, 0).has("mirror")).isFalse();
 
-    // When it runs
+    // When a client writes on A after that report, and the real start names the reported end
+    writeWithShortTimeout(a, "a-after-report");
+    discarded.add("a-after-report");
+    long aEndAfterReport = logEnd(a, TOPIC);
+    assertThat(aEndAfterReport).isGreaterThan(aEndBefore);
+    JsonNode refused =
+        control(a)
+            .startFailback(
+                "b-to-a",
+                b.bootstrapServers(),
+                b.clusterId(),
+                false,
+                TOPIC,
+                withExpectedEnd(alignTo, planned.get("discardedToOffset").asLong()))
+            .result(TOPIC, 0);
+
+    // Then it is refused INVALID_STATE naming the partition and both ends; nothing is truncated
+    assertThat(refused.has("error")).as(refused.toString()).isTrue();
+    assertThat(refused.get("error").get("code").asText()).isEqualTo("INVALID_STATE");
+    assertThat(refused.get("error").get("message").asText())
+        .contains(
+            "FailbackLogMovedAfterReport",
+            TOPIC + "-0",
+            "b-to-a",
+            "up to offset " + aEndBefore,
+            "ends at " + aEndAfterReport);
+    assertThat(logEnd(a, TOPIC)).isEqualTo(aEndAfterReport);
+    // And A is no mirror and takes client writes again (the registration was rolled back)
+    assertThat(control(a).describe(TOPIC, 0).result(TOPIC, 0).has("mirror")).isFalse();
+    writeWithShortTimeout(a, "a-after-refusal");
+    discarded.add("a-after-refusal");
+    long aEndReported = logEnd(a, TOPIC);
+
+    // When the failback is planned again, reporting the new records
+    JsonNode replanned =
+        control(a)
+            .startFailback("b-to-a", b.bootstrapServers(), b.clusterId(), true, TOPIC, alignTo)
+            .result(TOPIC, 0);
+    assertThat(replanned.has("error")).as(replanned.toString()).isFalse();
+    planned = replanned.get("alignment");
+    assertThat(planned.get("discardedToOffset").asLong()).isEqualTo(aEndReported);
+    assertThat(planned.get("discardedRecords").asLong()).isEqualTo(discarded.size());
+
+    // When it runs, naming the log end that report covered
     JsonNode started =
         control(a)
-            .startFailback("b-to-a", b.bootstrapServers(), b.clusterId(), false, TOPIC, alignTo)
+            .startFailback(
+                "b-to-a",
+                b.bootstrapServers(),
+                b.clusterId(),
+                false,
+                TOPIC,
+                withExpectedEnd(alignTo, planned.get("discardedToOffset").asLong()))
             .result(TOPIC, 0);
 
     // Then A was truncated to B's last mirrored offset, with the same accounting, and mirrors B
@@ -244,6 +293,19 @@ class FailbackIT {
     assertThat(onB).containsExactlyElementsOf(expected);
     assertThat(onB).doesNotContainAnyElementsOf(discarded);
     assertThat(producers(b, TOPIC)).hasSize(2);
+  }
+
+  /** {@code alignTo} with the log end a failback report covered. */
+  private static Map<Integer, ControlRequest.AlignTo> withExpectedEnd(
+      Map<Integer, ControlRequest.AlignTo> alignTo, long expectedLogEndOffset) {
+    Map<Integer, ControlRequest.AlignTo> out = new java.util.HashMap<>();
+    alignTo.forEach(
+        (p, t) ->
+            out.put(
+                p,
+                new ControlRequest.AlignTo(
+                    t.lastMirroredOffset(), t.lastMirroredSourceEpoch(), expectedLogEndOffset)));
+    return out;
   }
 
   private static List<String> committedValues(KafkaCluster cluster) {

@@ -2,6 +2,7 @@ package dev.kafkamirror.operator.reconciler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
 import dev.kafkamirror.operator.core.DiscardKeeping;
 import dev.kafkamirror.operator.core.PartitionKey;
@@ -157,20 +158,36 @@ final class FailbackReports {
 
   /**
    * Whether every one of {@code keys} has a persisted planned report that still covers its log: the
-   * log end now ({@code logEnds}, from the leader's describe) is not beyond the end the report
-   * accounted for. Records written after the report would otherwise be discarded unreported; a
-   * partition whose log end is unknown is not covered (fail closed: another dry run).
+   * log end now ({@code logEnds}, from the leader's describe) is the end the report accounted for.
+   * Records written after the report would otherwise be discarded unreported, and a log cut below
+   * it (an unclean election) no longer holds what the report counted; the plugin refuses a start
+   * whose {@code expectedLogEndOffset} differs from its log end either way, so either needs another
+   * dry run. A partition whose log end is unknown is not covered (fail closed: another dry run).
    */
   static boolean covers(
       Map<PartitionKey, Long> reported, Set<PartitionKey> keys, Map<PartitionKey, Long> logEnds) {
     for (PartitionKey key : keys) {
       Long end = reported.get(key);
       Long now = logEnds.get(key);
-      if (end == null || now == null || now > end) {
+      if (end == null || now == null || now.longValue() != end.longValue()) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * Whether a leader's error for a failback start ({@code "<code>: <message>"}) refuses it for good
+   * (the partition turns FAILED with the plugin's reason): every {@code INVALID_STATE} except
+   * {@link PartitionError#FAILBACK_LOG_MOVED_AFTER_REPORT}, which only says the log moved after the
+   * persisted report. Nothing was truncated then; the log end no longer matches the report, so the
+   * next reconcile runs a new dry run (and copy) and starts with the new end.
+   */
+  static boolean refusedForGood(String leaderError) {
+    if (leaderError == null || !leaderError.startsWith(PartitionError.Code.INVALID_STATE.name())) {
+      return false;
+    }
+    return !leaderError.contains(PartitionError.FAILBACK_LOG_MOVED_AFTER_REPORT);
   }
 
   /** The plugin's {@code alignment} answer as a status row. */

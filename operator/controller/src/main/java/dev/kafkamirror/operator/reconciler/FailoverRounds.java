@@ -1,7 +1,6 @@
 package dev.kafkamirror.operator.reconciler;
 
 import dev.kafkamirror.contract.ControlRequest;
-import dev.kafkamirror.contract.PartitionError;
 import dev.kafkamirror.operator.control.BrokerControl;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.DiscardKeeping;
@@ -244,7 +243,7 @@ public final class FailoverRounds {
                     request.failback().reported(),
                     alignments.alignTo().keySet(),
                     logEnds(progress.observation));
-        failback = failbackCall(alignments, dryRun);
+        failback = failbackCall(alignments, dryRun, request.failback().reported());
       }
       FailoverPlan plan = progress.plan;
       if (!plan.refusals().isEmpty() || !plan.hasWork()) {
@@ -300,7 +299,7 @@ public final class FailoverRounds {
       progress.failbackRefused.clear();
       if (failback != null) {
         result.leaderErrors().entrySet().stream()
-            .filter(e -> e.getValue().startsWith(PartitionError.Code.INVALID_STATE.name()))
+            .filter(e -> FailbackReports.refusedForGood(e.getValue()))
             .forEach(e -> progress.failbackRefused.add(e.getKey()));
       }
       recordHaltedStops(plan, progress, result.leaderErrors().keySet());
@@ -403,8 +402,14 @@ public final class FailoverRounds {
     return out;
   }
 
-  private static BrokerControl.Failback failbackCall(
-      FailbackPlanner.Alignments alignments, boolean dryRun) {
+  /**
+   * The failback call of a round. A real start names, per partition, the log end its persisted
+   * report (and copy) covered ({@code reported}, the same value {@link FailbackReports#covers}
+   * compared), so that the leader refuses ({@code FailbackLogMovedAfterReport}) instead of
+   * truncating records written after the report; a dry run names none.
+   */
+  static BrokerControl.Failback failbackCall(
+      FailbackPlanner.Alignments alignments, boolean dryRun, Map<PartitionKey, Long> reported) {
     Map<PartitionKey, ControlRequest.AlignTo> alignTo = new HashMap<>();
     alignments
         .alignTo()
@@ -413,7 +418,9 @@ public final class FailoverRounds {
                 alignTo.put(
                     k,
                     new ControlRequest.AlignTo(
-                        a.lastMirroredOffset(), a.lastMirroredSourceEpoch())));
+                        a.lastMirroredOffset(),
+                        a.lastMirroredSourceEpoch(),
+                        dryRun ? null : reported.get(k))));
     return new BrokerControl.Failback(alignTo, dryRun);
   }
 

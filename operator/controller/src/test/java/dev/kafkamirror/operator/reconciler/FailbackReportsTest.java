@@ -3,8 +3,11 @@ package dev.kafkamirror.operator.reconciler;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kafkamirror.contract.Fields;
+import dev.kafkamirror.contract.PartitionError;
 import dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard;
+import dev.kafkamirror.operator.control.BrokerControl;
 import dev.kafkamirror.operator.core.DiscardKeeping;
+import dev.kafkamirror.operator.core.FailbackPlanner;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.util.List;
 import java.util.Map;
@@ -146,5 +149,47 @@ class FailbackReportsTest {
     assertThat(FailbackReports.ranges(merged.rows()).get(P0).to())
         .as("a copy short of the range's end")
         .isGreaterThan(20L);
+  }
+
+  @Test
+  void aStartTheLeaderRefusedBecauseTheLogMovedAfterTheReportIsReportedAgainNotFailed() {
+    // Given a persisted report of partition 0 that covered its log up to 23, and partition 1's
+    Map<PartitionKey, Long> reported =
+        FailbackReports.reported(List.of(row(0, 20L, 23L, false), row(1, 40L, null, false)));
+    FailbackPlanner.Alignments alignments =
+        new FailbackPlanner.Alignments(
+            Map.of(
+                P0, new FailbackPlanner.AlignTo(20L, 3), P1, new FailbackPlanner.AlignTo(40L, 3)),
+            Map.of());
+
+    // When the real start is sent, it names the log end each report covered; a dry run names none
+    BrokerControl.Failback real = FailoverRounds.failbackCall(alignments, false, reported);
+    assertThat(real.alignTo().get(P0).expectedLogEndOffset()).isEqualTo(23L);
+    assertThat(real.alignTo().get(P1).expectedLogEndOffset()).isEqualTo(40L);
+    assertThat(real.alignTo().get(P0).lastMirroredOffset()).isEqualTo(20L);
+    BrokerControl.Failback dry = FailoverRounds.failbackCall(alignments, true, reported);
+    assertThat(dry.alignTo().get(P0).expectedLogEndOffset()).isNull();
+
+    // When the leader refuses it because a client wrote offset 23 before the read-only registration
+    String moved =
+        "INVALID_STATE: "
+            + PartitionError.FAILBACK_LOG_MOVED_AFTER_REPORT
+            + ": orders-0 (mirror b-to-a): the failback report covered the log up to offset 23"
+            + " (exclusive) but the read-only log now ends at 24";
+
+    // Then the partition is not FAILED for good (unlike a refusal that cannot prove the alignment)
+    assertThat(FailbackReports.refusedForGood(moved)).isFalse();
+    assertThat(
+            FailbackReports.refusedForGood(
+                "INVALID_STATE: FailbackEpochNotInLocalHistory: orders-0 (mirror b-to-a): ..."))
+        .isTrue();
+    assertThat(FailbackReports.refusedForGood("TIMEOUT: orders-0")).isFalse();
+    assertThat(FailbackReports.refusedForGood(null)).isFalse();
+    // And the next reconcile sees the log beyond the report: a new dry run (and copy) first
+    assertThat(FailbackReports.covers(reported, Set.of(P0, P1), Map.of(P0, 24L, P1, 40L)))
+        .isFalse();
+    // And a log cut below the reported end (which the plugin refuses too) is reported again
+    assertThat(FailbackReports.covers(reported, Set.of(P0, P1), Map.of(P0, 22L, P1, 40L)))
+        .isFalse();
   }
 }

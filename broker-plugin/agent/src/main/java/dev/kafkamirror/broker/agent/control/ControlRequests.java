@@ -387,7 +387,26 @@ public final class ControlRequests {
                 + " got "
                 + epoch);
       }
-      alignTo = new ControlRequest.AlignTo(lmo.asLong(), epoch.asInt());
+      JsonNode expectedEnd = align.get(Fields.EXPECTED_LOG_END_OFFSET);
+      if (expectedEnd != null
+          && (!expectedEnd.isIntegralNumber()
+              || !expectedEnd.canConvertToLong()
+              || expectedEnd.asLong() < 0)) {
+        throw bad(
+            where
+                + " ("
+                + key
+                + ")."
+                + Fields.ALIGN_TO
+                + "."
+                + Fields.EXPECTED_LOG_END_OFFSET
+                + " must be an integer of at least 0 (the log end the failback report covered),"
+                + " got "
+                + expectedEnd);
+      }
+      alignTo =
+          new ControlRequest.AlignTo(
+              lmo.asLong(), epoch.asInt(), expectedEnd == null ? null : expectedEnd.asLong());
     }
     return new ControlRequest.Partition(
         topic.asText(), partition.asInt(), sourceClusterId, alignTo);

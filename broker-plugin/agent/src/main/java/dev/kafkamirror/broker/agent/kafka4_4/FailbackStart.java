@@ -119,6 +119,9 @@ final class FailbackStart {
     }
     // 2. Read-only before anything is truncated.
     MirrorEntry entry = register(registry, tp, mirrorName, source, props);
+    // 2b. The log end the caller's report covered, checked on the log that no client write can
+    // reach any more: a refusal puts the registration back as it was and truncates nothing.
+    checkReportedLogEnd(partition, log, tp, name, alignTo, registry, entry, existing.orElse(null));
     // 3. Decide again on the read-only log; account for what goes, before it goes.
     FailbackAlignment.Align align = decide(name, alignTo, log);
     Map<String, Object> alignment = account(name, align, log, false);
@@ -151,6 +154,100 @@ final class FailbackStart {
     }
     LOG.info("{}: aligned at offset {}; mirroring from there", name, align.offset());
     return answer(entry.state().name(), done);
+  }
+
+  /**
+   * Refuses ({@code INVALID_STATE} / {@link FailbackAlignment#LOG_MOVED_AFTER_REPORT}) a start
+   * whose {@code alignTo.expectedLogEndOffset} is not where this leader's log ends, and rolls
+   * {@code entry} back to {@code previous} first (the partition writable again when it was before
+   * the call), so that nothing is truncated that the caller's report did not account for.
+   *
+   * <p>Invariant: called after {@code entry} is registered (read-only). The produce guard runs
+   * inside Kafka's {@code Partition.appendRecordsToLeader}, under the partition's leader-ISR read
+   * lock; taking the write lock here waits for every client append that passed the guard before the
+   * registration, and every later one sees the registration and is refused. The log end read under
+   * that lock is therefore final until the truncation (no fetcher runs for an ALIGNING partition,
+   * and the plugin's own markers are not written to it). Without an expected end the wait still
+   * happens, so the decision and the accounting that follow see a settled log.
+   */
+  private static void checkReportedLogEnd(
+      Partition partition,
+      UnifiedLog log,
+      TopicPartition tp,
+      String name,
+      ControlRequest.AlignTo alignTo,
+      MirrorRegistry registry,
+      MirrorEntry entry,
+      MirrorEntry previous)
+      throws PartitionOperationException {
+    long logEnd;
+    try {
+      logEnd = settledLogEnd(partition, log);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      if (alignTo.expectedLogEndOffset() == null) {
+        LOG.warn("{}: cannot wait for in-flight client appends ({}); going on as before", name, e);
+        return;
+      }
+      boolean back = registry.rollBackAlignment(tp, entry, previous);
+      throw new PartitionOperationException(
+          Code.INTERNAL,
+          name
+              + ": cannot wait for in-flight client appends before comparing the log end with the"
+              + " reported "
+              + alignTo.expectedLogEndOffset()
+              + " ("
+              + e
+              + "); nothing was truncated"
+              + (back ? " and the registration was put back as it was" : "")
+              + "; repeat the call",
+          e);
+    }
+    FailbackAlignment.Refuse moved =
+        FailbackAlignment.checkReportedLogEnd(name, alignTo.expectedLogEndOffset(), logEnd);
+    if (moved == null) {
+      return;
+    }
+    boolean back = registry.rollBackAlignment(tp, entry, previous);
+    String message =
+        back
+            ? moved.message()
+            : moved.message()
+                + " (the registration had been changed by another call and was kept as it is: "
+                + registry.entry(tp).map(e -> e.mirrorName() + " " + e.state()).orElse("none")
+                + ")";
+    LOG.warn("refused a failback start: {}: {}", moved.reason(), message);
+    throw new PartitionOperationException(Code.INVALID_STATE, moved.reason() + ": " + message);
+  }
+
+  private static final java.lang.reflect.Method LEADER_ISR_UPDATE_LOCK = leaderIsrUpdateLock();
+
+  private static java.lang.reflect.Method leaderIsrUpdateLock() {
+    try {
+      java.lang.reflect.Method m = Partition.class.getDeclaredMethod("leaderIsrUpdateLock");
+      m.setAccessible(true);
+      return m;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.error(
+          "Partition.leaderIsrUpdateLock not found; failback starts cannot settle the log", e);
+      return null;
+    }
+  }
+
+  /** The log end once no client append that passed the write guard is still in flight. */
+  private static long settledLogEnd(Partition partition, UnifiedLog log)
+      throws ReflectiveOperationException {
+    if (LEADER_ISR_UPDATE_LOCK == null) {
+      throw new NoSuchMethodException("kafka.cluster.Partition.leaderIsrUpdateLock");
+    }
+    java.util.concurrent.locks.ReentrantReadWriteLock lock =
+        (java.util.concurrent.locks.ReentrantReadWriteLock)
+            LEADER_ISR_UPDATE_LOCK.invoke(partition);
+    lock.writeLock().lock();
+    try {
+      return log.logEndOffset();
+    } finally {
+      lock.writeLock().unlock();
+    }
   }
 
   private static Map<String, Object> answer(String state, Map<String, Object> alignment) {

@@ -134,6 +134,41 @@ class ControlRequestsTest {
         .containsExactly(new PartitionRef("t", 0, null, new ControlRequest.AlignTo(80, 3)));
 
     String source = ", \"mirrorName\": \"m\", \"source\": {\"bootstrapServers\": \"b:9092\"}";
+    // And a real start carrying the log end its report covered round-trips too
+    ControlRequest real =
+        new ControlRequest(
+            List.of(
+                new ControlRequest.Partition("t", 0, null, new ControlRequest.AlignTo(80, 3, 95L))),
+            null,
+            "b-to-a",
+            new ControlRequest.MirrorSource("b:9092", "B", Map.of()),
+            InitialSync.TRUNCATE_AND_RESTORE,
+            false);
+    assertThat(real.toJson()).contains("\"expectedLogEndOffset\":95");
+    ControlRequests.Parsed parsedReal = parse(real.toJson(), ControlCall.START_MIRRORING);
+    assertThat(parsedReal.request()).isEqualTo(real);
+    assertThat(parsedReal.partitions().get(0).alignTo().expectedLogEndOffset()).isEqualTo(95L);
+    // And the plugin's refusal reason is the one the contract names for callers
+    assertThat(dev.kafkamirror.broker.core.mirror.FailbackAlignment.LOG_MOVED_AFTER_REPORT)
+        .isEqualTo(dev.kafkamirror.contract.PartitionError.FAILBACK_LOG_MOVED_AFTER_REPORT);
+    // And a negative or non-integer expected log end is refused, naming the partition and field
+    for (String bad : new String[] {"-1", "1.5", "\"9\""}) {
+      assertThatThrownBy(
+              () ->
+                  parse(
+                      "{\"partitions\": [{\"topic\": \"t\", \"partition\": 2, \"alignTo\":"
+                          + " {\"lastMirroredOffset\": 1, \"lastMirroredSourceEpoch\": 0,"
+                          + " \"expectedLogEndOffset\": "
+                          + bad
+                          + "}}], \"initialSync\": \"TRUNCATE_AND_RESTORE\""
+                          + source
+                          + "}",
+                      ControlCall.START_MIRRORING))
+          .isInstanceOf(ControlRequestException.class)
+          .hasMessageContaining("t-2")
+          .hasMessageContaining("expectedLogEndOffset")
+          .hasMessageContaining(bad);
+    }
     // And a partition without its alignment is refused, naming it
     assertThatThrownBy(
             () ->

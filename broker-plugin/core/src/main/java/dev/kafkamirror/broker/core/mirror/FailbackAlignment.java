@@ -36,6 +36,13 @@ public final class FailbackAlignment {
   /** The reason when the caller's recorded stop state is not usable (no last mirrored offset). */
   public static final String NO_RECORDED_STOP = "FailbackNoRecordedStop";
 
+  /**
+   * The reason when a real start names the log end its report covered and the read-only log ends
+   * elsewhere: records were written (or the log was cut) after the report, so truncating now would
+   * discard records nobody reported or kept.
+   */
+  public static final String LOG_MOVED_AFTER_REPORT = "FailbackLogMovedAfterReport";
+
   /** One entry of this log's own leader-epoch history (Kafka's epoch cache). */
   public record LocalEpoch(int epoch, long startOffset) {}
 
@@ -176,5 +183,52 @@ public final class FailbackAlignment {
         + (align.discardTo() - 1)
         + " that the former destination does not hold; mirroring starts at offset "
         + align.offset();
+  }
+
+  /**
+   * Whether a real start may truncate a log that ends at {@code logEnd}, given the log end {@code
+   * expectedLogEnd} that the caller's report of the discarded records (and any copy of them)
+   * covered.
+   *
+   * <p>Invariant: the caller asks only once the partition is read-only and no client append that
+   * passed the write guard before the registration is still in flight, so {@code logEnd} is final
+   * until the truncation. Any difference fails closed: a log that grew holds records written after
+   * the report (truncating would discard them unreported and, with a kept copy, uncopied); a log
+   * that shrank was cut after the report (an unclean election or a replaced log), so the report no
+   * longer describes what would go. Either way the caller reports again and sends the new end.
+   *
+   * @param partition names the partition in messages (topic-partition and mirror)
+   * @param expectedLogEnd the covered log end, or null when the caller sent none (no check, as
+   *     before the field existed)
+   * @param logEnd this read-only log's end offset
+   * @return null to go on, or the refusal (nothing truncated)
+   */
+  public static Refuse checkReportedLogEnd(String partition, Long expectedLogEnd, long logEnd) {
+    if (expectedLogEnd == null || expectedLogEnd == logEnd) {
+      return null;
+    }
+    String what =
+        logEnd > expectedLogEnd
+            ? "offsets "
+                + expectedLogEnd
+                + ".."
+                + (logEnd - 1)
+                + " were written after the report and would be discarded without being reported"
+                + " (or kept)"
+            : "the log was cut below the reported end after the report (an unclean leader"
+                + " election or a replaced log), so the report no longer says what would go";
+    return new Refuse(
+        LOG_MOVED_AFTER_REPORT,
+        partition
+            + ": the failback report covered the log up to offset "
+            + expectedLogEnd
+            + " (exclusive) but the read-only log now ends at "
+            + logEnd
+            + ": "
+            + what
+            + ". Nothing was truncated and the partition was left as it was before this start."
+            + " Stop the producers that write to it on this cluster; the operator (or you) then"
+            + " runs a new dry run, reports (and keeps) what it would discard and starts again"
+            + " with the new log end");
   }
 }

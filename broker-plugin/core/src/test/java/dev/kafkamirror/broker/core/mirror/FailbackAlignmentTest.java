@@ -131,4 +131,39 @@ class FailbackAlignmentTest {
     assertThat(FailbackAlignment.discardedMessage(TP, new Align(60, 60, 60, 60), 0, 0, false))
         .contains("nothing to discard");
   }
+
+  @Test
+  void aRealStartWhoseReportCoveredTheLogEndGoesOnAndOneWithoutAnExpectedEndIsNotChecked() {
+    // Given the report covered A's log up to 100 and the read-only log ends at 100
+    assertThat(FailbackAlignment.checkReportedLogEnd(TP, 100L, 100)).isNull();
+    // And a start that names no expected end (an older caller) is not checked
+    assertThat(FailbackAlignment.checkReportedLogEnd(TP, null, 120)).isNull();
+  }
+
+  @Test
+  void recordsWrittenAfterTheReportRefuseTheTruncationNamingPartitionBothEndsAndTheWayOut() {
+    // Given the report covered A's log up to 100 but a client wrote 100..104 before read-only
+    Refuse refuse = FailbackAlignment.checkReportedLogEnd(TP, 100L, 105);
+
+    // Then nothing is truncated: the start is refused with the reason and every identifier
+    assertThat(refuse).isNotNull();
+    assertThat(refuse.reason())
+        .isEqualTo(FailbackAlignment.LOG_MOVED_AFTER_REPORT)
+        .isEqualTo("FailbackLogMovedAfterReport");
+    assertThat(refuse.message())
+        .contains(
+            TP, "up to offset 100", "ends at 105", "offsets 100..104", "Nothing was truncated")
+        .contains("Stop the producers", "dry run");
+  }
+
+  @Test
+  void aLogCutBelowTheReportedEndIsRefusedToo() {
+    // Given the report covered 0..99 but the log now ends at 90 (an unclean election cut it)
+    Refuse refuse = FailbackAlignment.checkReportedLogEnd(TP, 100L, 90);
+
+    // Then the report no longer says what would go: refused, fail closed
+    assertThat(refuse).isNotNull();
+    assertThat(refuse.reason()).isEqualTo(FailbackAlignment.LOG_MOVED_AFTER_REPORT);
+    assertThat(refuse.message()).contains(TP, "up to offset 100", "ends at 90", "cut");
+  }
 }

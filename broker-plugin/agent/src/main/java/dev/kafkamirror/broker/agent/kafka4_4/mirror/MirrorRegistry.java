@@ -297,6 +297,35 @@ public final class MirrorRegistry {
   }
 
   /**
+   * Undoes a {@link #registerForAlignment} that must not go on (its log moved after the caller's
+   * report): {@code tp} gets back the registration it had before that call, {@code previous} (a
+   * STOPPED registration of another mirror, or an ALIGNING one of the same mirror), or none;
+   * persisted before this returns. No fetcher ran for an ALIGNING entry and no membership was
+   * recorded for it (that happens before the first mirrored append), so nothing else is left.
+   *
+   * @return false, changing nothing, when the registration is not {@code entry} any more or left
+   *     ALIGNING (another call moved it on: its state is kept)
+   */
+  public synchronized boolean rollBackAlignment(
+      TopicPartition tp, MirrorEntry entry, MirrorEntry previous) {
+    if (entries.get(tp) != entry || entry == previous) {
+      return entry == previous;
+    }
+    synchronized (entry) {
+      if (entry.state() != MirrorState.ALIGNING) {
+        return false;
+      }
+    }
+    if (previous == null) {
+      entries.remove(tp);
+    } else {
+      entries.put(tp, previous);
+    }
+    persist();
+    return true;
+  }
+
+  /**
    * ALIGNING to MIRRORING once the leader truncated to the alignment offset, and starts the
    * source's fetcher. Idempotent.
    *
