@@ -41,8 +41,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * topics: A (plain Kafka, a source only), B and C (the plugin; B is a destination in fan-out and
  * chain and a source in fan-in and chain). One node each is the smallest size that still tests the
  * point: the topologies are about which cluster mirrors which, not about replication inside one
- * (the multi-broker stop is covered by the plugin and operator ITs). The chain runs last: it kills
- * A and then B.
+ * (the multi-broker stop is covered by the plugin and operator ITs). The chain with a transaction
+ * open on A stops B's mirror of A instead of killing A (B's stop is the same either way); the plain
+ * chain runs last: it kills A and then B.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MirrorTopologiesIT {
@@ -169,6 +170,84 @@ class MirrorTopologiesIT {
 
   @Test
   @Order(3)
+  void chainWithATransactionOpenOnAWhenBFailsOverHaltsCSourceDivergedAndCFailsOverSafely()
+      throws Exception {
+    // Given topic chain-open on A with committed, aborted and one open transaction, mirrored A→B
+    // and B→C, and C has copied the open transaction's records from B (read_uncommitted)
+    String topic = "chain-open";
+    int partitions = 1;
+    a.createTopic(topic, partitions, 1, Map.of());
+    WriteLedger ledger = new WriteLedger();
+    LedgerWrites.idempotent(ledger, a.bootstrapServers(), topic, partitions, 3, "cho");
+    LedgerWrites.transactions(ledger, a.bootstrapServers(), topic, partitions, 2, 1, "cho");
+    create("chain-open-ab", a, b, topic);
+    create("chain-open-bc", b, c, topic);
+    try (KafkaProducer<String, String> open =
+        LedgerWrites.openTransaction(ledger, a.bootstrapServers(), topic, partitions, "cho")) {
+      FailoverChecker.recordProducerIds(ledger, a, topic, partitions);
+      awaitCaughtUp(a, b, topic, partitions);
+      awaitCaughtUp(b, c, topic, partitions);
+      awaitCondition("chain-open-ab", Conditions.MIRRORING, Conditions.TRUE);
+      awaitCondition("chain-open-bc", Conditions.MIRRORING, Conditions.TRUE);
+      long cEndWithOpen = logEnds(c, topic, partitions).get(0);
+
+      // When B fails over while A's transaction is open (an Immediate stop of a-to-b: B's stop
+      // truncates to its last stable offset whether A is reachable or not, and A stays up for
+      // the next test)
+      stopAndAwait("chain-open-ab");
+      JsonNode onB = describe(b, topic, 0);
+      long bBarrier = onB.path("stop").path("barrierOffset").asLong(-1);
+      System.out.printf(
+          "chain-open: C's end with the open transaction %d, B's barrier at %d, B's end %d%n"
+              + "  B: %s%n",
+          cEndWithOpen, bBarrier, logEnds(b, topic, partitions).get(0), onB);
+
+      // Then B cut the open transaction away (its barrier sits where the open record was) and
+      // C's b-to-c halts the partition FAILED SourceDiverged instead of copying B's new history
+      assertThat(bBarrier).as("B's barrier against C's end: %s", onB).isEqualTo(cEndWithOpen - 1);
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(200))
+          .untilAsserted(
+              () -> {
+                JsonNode d = describe(c, topic, 0);
+                assertThat(d.path("mirror").path("state").asText())
+                    .as("C: %s", d)
+                    .isEqualTo("FAILED");
+              });
+      JsonNode onC = describe(c, topic, 0);
+      System.out.printf("  C: %s%n", onC);
+      assertThat(onC.path("mirror").path("failedReason").asText()).isEqualTo("SourceDiverged");
+      assertThat(onC.path("mirror").path("lastError").asText())
+          .as("C's halt names where B's history leaves C's")
+          .contains("offset " + bBarrier, "log end " + cEndWithOpen);
+      awaitCondition("chain-open-bc", Conditions.DEGRADED, Conditions.TRUE);
+      assertThat(Conditions.find(status("chain-open-bc"), Conditions.DEGRADED).get().getReason())
+          .isEqualTo("SourceDiverged");
+      assertThat(logEnds(c, topic, partitions).get(0))
+          .as("C's end: B's barrier is not appended after the records B cut away")
+          .isEqualTo(cEndWithOpen);
+      assertThat(barrierSources(c, topic, 0)).as("B's barrier is not on C").isEmpty();
+
+      // When C fails over too (the runbook's way out)
+      stopAndAwait("chain-open-bc");
+
+      // Then C's stop cuts the open transaction at C's last stable offset (where B's barrier is)
+      // and writes C's own barrier there, naming B; C holds every committed record of A once at
+      // A's offsets, nothing of the open transaction is visible, no producer state of A or B, and
+      // a colliding producer writes safely
+      JsonNode stoppedC = describe(c, topic, 0);
+      assertThat(stoppedC.path("stop").path("barrierOffset").asLong())
+          .as("C: %s", stoppedC)
+          .isEqualTo(bBarrier);
+      assertThat(barrierSources(c, topic, 0)).containsExactly(b.clusterId());
+      verifyFailedOver(c, ledger, topic, partitions, "cho-c");
+      open.close(Duration.ZERO);
+    }
+  }
+
+  @Test
+  @Order(4)
   void chainAToBToCFailsOverBWhenALostThenCWhenBLostWithNothingOfAOrBInCsProducerState()
       throws Exception {
     // Given topic chain on A (2 partitions) mirrored A→B and B→C by two ClusterMirrors (B is a
