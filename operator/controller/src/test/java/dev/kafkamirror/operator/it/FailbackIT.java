@@ -67,6 +67,7 @@ class FailbackIT {
   private static final String TOPIC = "orders";
   private static final String KEEP_TOPIC = "payments";
   private static final String EPOCH_TOPIC = "ledger";
+  private static final String REPLACED_TOPIC = "journal";
   private static final int PARTITIONS = 2;
   private static final int SPLIT_BRAIN_PER_PARTITION = 3;
 
@@ -454,6 +455,74 @@ class FailbackIT {
     assertThat(committed(b, EPOCH_TOPIC, zero)).isEqualTo(recordsOnB);
     System.out.printf(
         "FailbackIT epoch refusal: %d s%n",
+        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
+  }
+
+  @Test
+  void failbackOntoATopicReplacedInTheSameLeaderEpochIsRefusedNotAligned() throws Exception {
+    // Given topic journal on A in leader epoch 0, mirrored A->B, and B failed over: B's stop
+    // records A's epoch 0
+    long started = System.nanoTime();
+    a.createTopic(REPLACED_TOPIC, PARTITIONS, 1, Map.of());
+    produce(a, REPLACED_TOPIC, "old", 4, null, true);
+    client.resource(mirror("rp-a-to-b", a, b, null, REPLACED_TOPIC)).create();
+    awaitCaughtUp(a, b, REPLACED_TOPIC);
+    setState("rp-a-to-b", MirrorState.Stopped);
+    awaitCondition("rp-a-to-b", Conditions.STOPPED, Conditions.TRUE);
+    deleteMirror("rp-a-to-b");
+    for (int p = 0; p < PARTITIONS; p++) {
+      JsonNode stop = describe(b, REPLACED_TOPIC, p).path("stop");
+      assertThat(stop.path("lastMirroredOffset").asLong(-1)).as("%s", stop).isEqualTo(4L);
+      assertThat(stop.path("lastMirroredSourceEpoch").asInt(-1)).as("%s", stop).isZero();
+    }
+
+    // And A's topic is then replaced (deleted, created again with the same name and partitions,
+    // so with a new topic id) and written: its history is again epoch 0 from offset 0, but none
+    // of its records is one B copied
+    recreateTopic(a, REPLACED_TOPIC);
+    produce(a, REPLACED_TOPIC, "replaced", 6, null, true);
+    Map<Integer, Long> zero = new HashMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      zero.put(p, 0L);
+    }
+    Map<Integer, Long> endsOnA = logEnds(a, REPLACED_TOPIC);
+    Map<Integer, List<Kept>> recordsOnA = committed(a, REPLACED_TOPIC, zero);
+
+    // When the failback B->A is applied with TruncateAndRestore
+    client
+        .resource(mirror("rp-b-to-a", b, a, InitialSync.TruncateAndRestore, REPLACED_TOPIC))
+        .create();
+
+    // Then no partition is aligned: an equal epoch number in another incarnation of the topic
+    // proves nothing, so each partition is refused (FAILED), not truncated and mirrored
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(status("rp-b-to-a").getPartitions())
+                    .hasSize(PARTITIONS)
+                    .extracting(PartitionStatus::getState)
+                    .allMatch(s -> "FAILED".equals(s) || "MIRRORING".equals(s)));
+    ClusterMirrorStatus s = status("rp-b-to-a");
+    System.out.printf(
+        "FailbackIT replaced topic: A's log ends %s (before %s); partitions %s; failback rows"
+            + " %s%n",
+        logEnds(a, REPLACED_TOPIC),
+        endsOnA,
+        s.getPartitions().stream().map(ps -> ps.getState() + ": " + ps.getMessage()).toList(),
+        s.getFailback() == null
+            ? null
+            : s.getFailback().stream().map(FailbackDiscard::getMessage).toList());
+    assertThat(s.getPartitions())
+        .as("a failback onto a replaced topic whose epoch numbers repeat")
+        .allSatisfy(ps -> assertThat(ps.getState()).as(ps.getMessage()).isEqualTo("FAILED"));
+
+    // And nothing on A was truncated
+    assertThat(logEnds(a, REPLACED_TOPIC)).isEqualTo(endsOnA);
+    assertThat(committed(a, REPLACED_TOPIC, zero)).isEqualTo(recordsOnA);
+    System.out.printf(
+        "FailbackIT replaced topic: %d s%n",
         TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
   }
 
