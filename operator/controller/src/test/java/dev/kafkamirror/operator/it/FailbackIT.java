@@ -46,7 +46,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Failback through the operator (issue 13 items 1 and 2): A→B fails over while A holds split-brain
@@ -60,6 +63,7 @@ import org.junit.jupiter.api.Test;
  * started once. "A isolated" is a Paused A→B mirror: B stops fetching, A keeps taking writes, as
  * when B loses its link to A; then B fails over Immediately.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FailbackIT {
 
   private static final String NS = "failback";
@@ -100,6 +104,9 @@ class FailbackIT {
     }
   }
 
+  // First: its colliding-producer checks need A's and B's producer id allocation close together,
+  // which the other tests' producers (and broker restart) on A move apart.
+  @Order(1)
   @Test
   void failbackTruncatesTheSplitBrainRecordsMirrorsBAndSwitchesBackBehindABarrier()
       throws Exception {
