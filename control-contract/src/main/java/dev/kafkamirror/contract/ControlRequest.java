@@ -50,13 +50,26 @@ public record ControlRequest(
    *     any copy of those records) accounted for. The leader compares it with its log end once the
    *     partition is read-only and refuses without truncating when they differ, so that no record
    *     written after the report is discarded unreported. Null: no check (as before the field)
+   * @param expectedTopicId the new source's {@code mirror.sourceTopicId}: the id of this cluster's
+   *     topic it mirrored, or null. The leader refuses, changing nothing, when its topic has
+   *     another id (deleted and created again: epochs and offsets of another incarnation prove
+   *     nothing). Null: no check (as before the field)
    */
   public record AlignTo(
-      long lastMirroredOffset, int lastMirroredSourceEpoch, Long expectedLogEndOffset) {
+      long lastMirroredOffset,
+      int lastMirroredSourceEpoch,
+      Long expectedLogEndOffset,
+      String expectedTopicId) {
+
+    /** An alignment without an expected topic id (a caller from before the field). */
+    public AlignTo(
+        long lastMirroredOffset, int lastMirroredSourceEpoch, Long expectedLogEndOffset) {
+      this(lastMirroredOffset, lastMirroredSourceEpoch, expectedLogEndOffset, null);
+    }
 
     /** An alignment without an expected log end (a dry run, or a caller without a report). */
     public AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {
-      this(lastMirroredOffset, lastMirroredSourceEpoch, null);
+      this(lastMirroredOffset, lastMirroredSourceEpoch, null, null);
     }
   }
 
@@ -151,6 +164,11 @@ public record ControlRequest(
         if (p.alignTo().expectedLogEndOffset() != null) {
           out.append(',');
           name(out, Fields.EXPECTED_LOG_END_OFFSET).append(p.alignTo().expectedLogEndOffset());
+        }
+        if (p.alignTo().expectedTopicId() != null) {
+          out.append(',');
+          name(out, Fields.EXPECTED_TOPIC_ID);
+          string(out, p.alignTo().expectedTopicId());
         }
         out.append('}');
       }

@@ -42,6 +42,13 @@ public final class Fields {
    */
   public static final String EXPECTED_LOG_END_OFFSET = "expectedLogEndOffset";
 
+  /**
+   * Optional in a partition's {@link #ALIGN_TO}: the id of the topic (of the cluster being aligned)
+   * that the former destination mirrored, its {@code mirror.sourceTopicId}; the leader refuses,
+   * changing nothing, when its topic has another id (the topic was replaced).
+   */
+  public static final String EXPECTED_TOPIC_ID = "expectedTopicId";
+
   /** The top-level fields of a request body. */
   public static final Set<String> REQUEST =
       Set.of(PARTITIONS, TIMEOUT_MS, MIRROR_NAME, SOURCE, INITIAL_SYNC, DRY_RUN);
@@ -52,7 +59,11 @@ public final class Fields {
 
   /** The fields of a partition's {@link #ALIGN_TO}. */
   public static final Set<String> REQUEST_ALIGN_TO =
-      Set.of(LAST_MIRRORED_OFFSET, LAST_MIRRORED_SOURCE_EPOCH, EXPECTED_LOG_END_OFFSET);
+      Set.of(
+          LAST_MIRRORED_OFFSET,
+          LAST_MIRRORED_SOURCE_EPOCH,
+          EXPECTED_LOG_END_OFFSET,
+          EXPECTED_TOPIC_ID);
 
   /** The fields of {@code source}. */
   public static final Set<String> REQUEST_SOURCE =

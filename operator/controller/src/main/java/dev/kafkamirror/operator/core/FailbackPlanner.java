@@ -30,8 +30,22 @@ public final class FailbackPlanner {
 
   private FailbackPlanner() {}
 
-  /** B's recorded stop of one partition: what A is aligned to. */
-  public record AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {}
+  /**
+   * B's recorded stop of one partition: what A is aligned to.
+   *
+   * @param sourceTopicId the id of A's topic that B mirrored ({@code mirror.sourceTopicId}); A's
+   *     leader refuses when its topic has another id. Null only when B mirrored nothing of the
+   *     partition (alignment at offset 0: everything on A is reported and discarded, whichever
+   *     topic it is)
+   */
+  public record AlignTo(
+      long lastMirroredOffset, int lastMirroredSourceEpoch, String sourceTopicId) {
+
+    /** Without a topic id. */
+    public AlignTo(long lastMirroredOffset, int lastMirroredSourceEpoch) {
+      this(lastMirroredOffset, lastMirroredSourceEpoch, null);
+    }
+  }
 
   /**
    * Per partition, either where A aligns to or why it cannot be known.
@@ -127,7 +141,26 @@ public final class FailbackPlanner {
                 + " so nothing is truncated (FailbackEpochUnknown)");
         continue;
       }
-      alignTo.put(key, new AlignTo(stop.lastMirroredOffset(), stop.lastMirroredSourceEpoch()));
+      PartitionObservation.Mirror mirrored = o.described().mirror();
+      String topicId = mirrored == null ? null : mirrored.sourceTopicId();
+      if (topicId == null && stop.lastMirroredOffset() > 0) {
+        problems.put(
+            key,
+            where
+                + " recorded last mirrored offset "
+                + stop.lastMirroredOffset()
+                + " but not the id of "
+                + destinationClusterId
+                + "'s topic it mirrored (describe mirror.sourceTopicId: no mirror registration"
+                + " left, or a plugin before topic ids were pinned): whether "
+                + destinationClusterId
+                + "'s topic is still the one it copied, and not one deleted and created again"
+                + " under the same name, cannot be proven, so nothing is truncated"
+                + " (FailbackTopicReplaced)");
+        continue;
+      }
+      alignTo.put(
+          key, new AlignTo(stop.lastMirroredOffset(), stop.lastMirroredSourceEpoch(), topicId));
     }
     return new Alignments(alignTo, problems);
   }

@@ -70,7 +70,12 @@ public record PartitionObservation(
     }
   }
 
-  /** {@code describe.mirror}: the partition's mirror registration. */
+  /**
+   * {@code describe.mirror}: the partition's mirror registration.
+   *
+   * @param sourceTopicId the id of the source topic this partition mirrors, pinned before its first
+   *     mirrored append; null before that (or from a plugin without it)
+   */
   public record Mirror(
       String mirrorName,
       String state,
@@ -79,7 +84,30 @@ public record PartitionObservation(
       Long lastMirroredOffset,
       Long lagRecords,
       String lastError,
-      String failedReason) {
+      String failedReason,
+      String sourceTopicId) {
+
+    /** Without a source topic id. */
+    public Mirror(
+        String mirrorName,
+        String state,
+        String sourceClusterId,
+        String expectedSourceClusterId,
+        Long lastMirroredOffset,
+        Long lagRecords,
+        String lastError,
+        String failedReason) {
+      this(
+          mirrorName,
+          state,
+          sourceClusterId,
+          expectedSourceClusterId,
+          lastMirroredOffset,
+          lagRecords,
+          lastError,
+          failedReason,
+          null);
+    }
 
     /** Without a failed reason (describe state other than FAILED). */
     public Mirror(

@@ -420,7 +420,8 @@ public final class FailoverRounds {
                     new ControlRequest.AlignTo(
                         a.lastMirroredOffset(),
                         a.lastMirroredSourceEpoch(),
-                        dryRun ? null : reported.get(k))));
+                        dryRun ? null : reported.get(k),
+                        a.sourceTopicId())));
     return new BrokerControl.Failback(alignTo, dryRun);
   }
 

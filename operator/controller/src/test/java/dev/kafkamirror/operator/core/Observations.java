@@ -15,8 +15,12 @@ final class Observations {
     return new PartitionKey("orders", partition);
   }
 
+  /** The id of the source topic the mirrors of these observations copied. */
+  static final String SOURCE_TOPIC_ID = "TTTTTTTTTTTTTTTTTTTTTw";
+
   static PartitionObservation.Mirror mirror(String state, long lag) {
-    return new PartitionObservation.Mirror(MIRROR, state, SOURCE, SOURCE, 99L, lag, null);
+    return new PartitionObservation.Mirror(
+        MIRROR, state, SOURCE, SOURCE, 99L, lag, null, null, SOURCE_TOPIC_ID);
   }
 
   static PartitionObservation.Stop stop(String step, Long barrierOffset) {

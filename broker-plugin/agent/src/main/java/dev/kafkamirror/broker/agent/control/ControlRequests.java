@@ -404,12 +404,34 @@ public final class ControlRequests {
                 + " got "
                 + expectedEnd);
       }
+      JsonNode expectedTopic = align.get(Fields.EXPECTED_TOPIC_ID);
+      if (expectedTopic != null && !isTopicId(expectedTopic)) {
+        throw bad(
+            where
+                + " ("
+                + key
+                + ")."
+                + Fields.ALIGN_TO
+                + "."
+                + Fields.EXPECTED_TOPIC_ID
+                + " must be a Kafka topic id (22 characters of URL-safe base64, the former"
+                + " destination's mirror.sourceTopicId), got "
+                + expectedTopic);
+      }
       alignTo =
           new ControlRequest.AlignTo(
-              lmo.asLong(), epoch.asInt(), expectedEnd == null ? null : expectedEnd.asLong());
+              lmo.asLong(),
+              epoch.asInt(),
+              expectedEnd == null ? null : expectedEnd.asLong(),
+              expectedTopic == null ? null : expectedTopic.asText());
     }
     return new ControlRequest.Partition(
         topic.asText(), partition.asInt(), sourceClusterId, alignTo);
+  }
+
+  /** A JSON string that reads as a Kafka topic id (a UUID in URL-safe base64, unpadded). */
+  private static boolean isTopicId(JsonNode node) {
+    return node.isTextual() && node.asText().matches("[A-Za-z0-9_-]{22}");
   }
 
   private static ControlRequestException bad(String message) {

@@ -99,6 +99,16 @@ final class FailbackStart {
       throw new PartitionOperationException(
           Code.BROKER_NOT_READY, name + ": the partition has no topic id yet; repeat the call");
     }
+    // 0. The incarnation of the topic the former destination mirrored, before anything changes.
+    if (alignTo != null) {
+      FailbackAlignment.Refuse replaced =
+          FailbackAlignment.checkTopicId(name, alignTo.expectedTopicId(), topicId.get().toString());
+      if (replaced != null) {
+        LOG.warn("{}", replaced.message());
+        throw new PartitionOperationException(
+            Code.INVALID_STATE, replaced.reason() + ": " + replaced.message());
+      }
+    }
     checkNoEarlierUse(tp, mirrorName, topicId.get().toString());
     if (!partition.isLeader()) {
       if (dryRun) {

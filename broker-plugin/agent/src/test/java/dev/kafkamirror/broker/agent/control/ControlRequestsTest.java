@@ -169,6 +169,40 @@ class ControlRequestsTest {
           .hasMessageContaining("expectedLogEndOffset")
           .hasMessageContaining(bad);
     }
+    // And the id of the topic the former destination mirrored round-trips, and a value that is
+    // not a topic id is refused naming the partition and the field
+    ControlRequest withTopic =
+        new ControlRequest(
+            List.of(
+                new ControlRequest.Partition(
+                    "t",
+                    0,
+                    null,
+                    new ControlRequest.AlignTo(80, 3, 95L, "AAAAAAAAAAAAAAAAAAAAAQ"))),
+            null,
+            "b-to-a",
+            new ControlRequest.MirrorSource("b:9092", "B", Map.of()),
+            InitialSync.TRUNCATE_AND_RESTORE,
+            false);
+    assertThat(withTopic.toJson()).contains("\"expectedTopicId\":\"AAAAAAAAAAAAAAAAAAAAAQ\"");
+    assertThat(parse(withTopic.toJson(), ControlCall.START_MIRRORING).request())
+        .isEqualTo(withTopic);
+    for (String bad : new String[] {"7", "\"short\"", "\"AAAAAAAAAAAAAAAAAAAA=+\""}) {
+      assertThatThrownBy(
+              () ->
+                  parse(
+                      "{\"partitions\": [{\"topic\": \"t\", \"partition\": 3, \"alignTo\":"
+                          + " {\"lastMirroredOffset\": 1, \"lastMirroredSourceEpoch\": 0,"
+                          + " \"expectedTopicId\": "
+                          + bad
+                          + "}}], \"initialSync\": \"TRUNCATE_AND_RESTORE\""
+                          + source
+                          + "}",
+                      ControlCall.START_MIRRORING))
+          .isInstanceOf(ControlRequestException.class)
+          .hasMessageContaining("t-3")
+          .hasMessageContaining("expectedTopicId");
+    }
     // And a partition without its alignment is refused, naming it
     assertThatThrownBy(
             () ->

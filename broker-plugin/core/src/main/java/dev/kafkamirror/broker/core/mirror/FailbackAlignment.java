@@ -43,6 +43,13 @@ public final class FailbackAlignment {
    */
   public static final String LOG_MOVED_AFTER_REPORT = "FailbackLogMovedAfterReport";
 
+  /**
+   * The reason when the former destination mirrored another incarnation of this topic (the topic
+   * was deleted and created again since): its offsets and epochs say nothing about this log, and
+   * epoch numbers restart with each incarnation, so the epoch check alone cannot tell.
+   */
+  public static final String TOPIC_REPLACED = "FailbackTopicReplaced";
+
   /** One entry of this log's own leader-epoch history (Kafka's epoch cache). */
   public record LocalEpoch(int epoch, long startOffset) {}
 
@@ -203,6 +210,36 @@ public final class FailbackAlignment {
    * @param logEnd this read-only log's end offset
    * @return null to go on, or the refusal (nothing truncated)
    */
+  /**
+   * Whether this partition's topic is the incarnation the former destination mirrored.
+   *
+   * <p>Invariant: a failback aligns only a log whose topic id is the one the former destination
+   * recorded as its source topic id; epochs and offsets of another incarnation prove nothing (both
+   * start again at 0). Checked before anything changes.
+   *
+   * @param partition names the partition in messages (topic-partition and mirror)
+   * @param expectedTopicId the former destination's recorded source topic id, or null when the
+   *     caller sent none (no check, as before the field existed)
+   * @param topicId this partition's topic id
+   * @return null to go on, or the refusal (nothing changed)
+   */
+  public static Refuse checkTopicId(String partition, String expectedTopicId, String topicId) {
+    if (expectedTopicId == null || expectedTopicId.equals(topicId)) {
+      return null;
+    }
+    return new Refuse(
+        TOPIC_REPLACED,
+        partition
+            + ": the former destination mirrored topic id "
+            + expectedTopicId
+            + " of this cluster, but this partition's topic now has id "
+            + topicId
+            + ": the topic was deleted and created again since, so its log is not the one the"
+            + " former destination copied, and its offsets and epochs (which start again with"
+            + " each topic) prove nothing. Nothing was changed. Way out: delete and re-create this"
+            + " topic empty and mirror it from the start, or fail back into another topic name");
+  }
+
   public static Refuse checkReportedLogEnd(String partition, Long expectedLogEnd, long logEnd) {
     if (expectedLogEnd == null || expectedLogEnd == logEnd) {
       return null;

@@ -157,6 +157,28 @@ class FailbackAlignmentTest {
   }
 
   @Test
+  void aTopicDeletedAndCreatedAgainIsRefusedBeforeAnythingChangesAndTheSameOneGoesOn() {
+    // Given the former destination mirrored topic id T1 of this cluster
+    String mirrored = "T1T1T1T1T1T1T1T1T1T1T1";
+
+    // When this partition's topic still has that id, or the caller named none (an older caller)
+    // Then the start goes on
+    assertThat(FailbackAlignment.checkTopicId(TP, mirrored, mirrored)).isNull();
+    assertThat(FailbackAlignment.checkTopicId(TP, null, "T2T2T2T2T2T2T2T2T2T2T2")).isNull();
+
+    // When the topic was deleted and created again under its name (id T2)
+    Refuse refuse = FailbackAlignment.checkTopicId(TP, mirrored, "T2T2T2T2T2T2T2T2T2T2T2");
+
+    // Then it is refused, naming the partition, both ids and the way out
+    assertThat(refuse).isNotNull();
+    assertThat(refuse.reason())
+        .isEqualTo(FailbackAlignment.TOPIC_REPLACED)
+        .isEqualTo("FailbackTopicReplaced");
+    assertThat(refuse.message())
+        .contains(TP, mirrored, "T2T2T2T2T2T2T2T2T2T2T2", "Nothing was changed", "re-create");
+  }
+
+  @Test
   void aLogCutBelowTheReportedEndIsRefusedToo() {
     // Given the report covered 0..99 but the log now ends at 90 (an unclean election cut it)
     Refuse refuse = FailbackAlignment.checkReportedLogEnd(TP, 100L, 90);
