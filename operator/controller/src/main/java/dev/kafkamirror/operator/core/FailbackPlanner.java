@@ -141,24 +141,12 @@ public final class FailbackPlanner {
                 + " so nothing is truncated (FailbackEpochUnknown)");
         continue;
       }
+      // The id of A's topic that B mirrored, when B's leader reports it: A's leader then refuses a
+      // topic deleted and created again (FailbackTopicReplaced). A leader of B that adopted the
+      // registration from the cluster's membership (after the stop's fence moved leadership) does
+      // not know it; the start then goes without the check, as before it existed.
       PartitionObservation.Mirror mirrored = o.described().mirror();
       String topicId = mirrored == null ? null : mirrored.sourceTopicId();
-      if (topicId == null && stop.lastMirroredOffset() > 0) {
-        problems.put(
-            key,
-            where
-                + " recorded last mirrored offset "
-                + stop.lastMirroredOffset()
-                + " but not the id of "
-                + destinationClusterId
-                + "'s topic it mirrored (describe mirror.sourceTopicId: no mirror registration"
-                + " left, or a plugin before topic ids were pinned): whether "
-                + destinationClusterId
-                + "'s topic is still the one it copied, and not one deleted and created again"
-                + " under the same name, cannot be proven, so nothing is truncated"
-                + " (FailbackTopicReplaced)");
-        continue;
-      }
       alignTo.put(
           key, new AlignTo(stop.lastMirroredOffset(), stop.lastMirroredSourceEpoch(), topicId));
     }
