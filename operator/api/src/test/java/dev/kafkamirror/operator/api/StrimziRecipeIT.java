@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.kafkamirror.testing.kube.KubeApiServerHarness;
 import dev.kafkamirror.testing.process.Commands;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,22 +16,37 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Strimzi recipe of {@code deploy/strimzi/} (a Kafka with the plugin, its node pools, the
  * plugin's KafkaUser, the control secret and the control port's NetworkPolicy) against Strimzi's
- * own API: the Strimzi resources are read into Strimzi's published model ({@code io.strimzi:api}
- * 0.50.0, the newest built for Java 17), and a field that model does not declare anywhere in the
- * tree (a misspelling, a field of another version) fails with its path; the Kubernetes resources
- * are applied to a real kube-apiserver as a server-side dry run with strict field validation.
+ * own schema and model, on a real kube-apiserver.
  *
- * <p>Not checked here: Strimzi's CRD schema itself (its bounds, enums and CEL rules), which needs
- * Strimzi's CRD files installed; the project does not vendor them.
+ * <p>Strimzi's CRDs for {@code Kafka}, {@code KafkaNodePool} and {@code KafkaUser} are those of
+ * Strimzi {@value #STRIMZI_SCHEMA}: generated at build time by {@code e2e/strimzi-crds} from
+ * Strimzi's published model ({@code io.strimzi:api}) by Strimzi's own generator ({@code
+ * io.strimzi:crd-generator}, {@code CrdGenerator}) with the arguments of Strimzi's build (served
+ * and stored version {@code v1}), so nothing of Strimzi's is copied into this repository. They are
+ * installed with {@code kubectl apply --server-side}, and every recipe file is applied as a
+ * server-side dry run with strict field validation: the API server checks each Strimzi resource
+ * against Strimzi's OpenAPI schema (types, enums, bounds, required fields) and its CEL rules, and
+ * refuses a field the schema does not declare. The Strimzi resources are also read into Strimzi's
+ * Java model ({@code io.strimzi:api} 0.50.0, the newest built for Java 17), which reports a field
+ * it does not declare with its path.
+ *
+ * <p>Not checked here: what only Strimzi's cluster operator checks when it reconciles (that the
+ * {@code spec.kafka.version} is one its release supports, the node pools' roles and storage across
+ * the cluster, the listener names and ports against each other), which needs a running Strimzi.
+ *
+ * <p>The test methods share one API server and run on JUnit's single thread.
  */
 class StrimziRecipeIT {
 
@@ -45,12 +61,66 @@ class StrimziRecipeIT {
       List.of("control-secret.yaml", "network-policy.yaml");
   private static final List<String> STRIMZI_SAMPLES = List.of("kafka.yaml", "kafka-user.yaml");
 
+  /** The Strimzi release whose CRDs e2e/strimzi-crds generates (its strimzi.version). */
+  static final String STRIMZI_SCHEMA = "1.2.0";
+
+  /** The generated CRDs on the test classpath (the cmo-strimzi-crds jar), and their names. */
+  private static final Map<String, String> STRIMZI_CRDS =
+      Map.of(
+          "strimzi-crds/040-Crd-kafka.yaml", "kafkas.kafka.strimzi.io",
+          "strimzi-crds/045-Crd-kafkanodepool.yaml", "kafkanodepools.kafka.strimzi.io",
+          "strimzi-crds/044-Crd-kafkauser.yaml", "kafkausers.kafka.strimzi.io");
+
+  @TempDir static Path work;
+
   private static KubeApiServerHarness apiServer;
 
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     apiServer = KubeApiServerHarness.start();
     kubectl("create", "namespace", "kafka").requireSuccess();
+    installStrimziCrds();
+  }
+
+  /**
+   * Installs the generated Strimzi CRDs with a server-side apply and waits, at most 60 s, until
+   * each is Established. Fails when the build did not generate them or they are of another Strimzi
+   * release than {@link #STRIMZI_SCHEMA}.
+   */
+  private static void installStrimziCrds() throws Exception {
+    Properties generated = new Properties();
+    try (InputStream in = resource("strimzi-crds/generated.properties")) {
+      generated.load(in);
+    }
+    assertThat(generated.getProperty("strimzi.version"))
+        .as(
+            "the Strimzi release of the generated CRDs (e2e/strimzi-crds, strimzi.version) against"
+                + " the one this test and docs/install.md name")
+        .isEqualTo(STRIMZI_SCHEMA);
+    Path dir = Files.createDirectories(work.resolve("strimzi-crds"));
+    for (String crd : STRIMZI_CRDS.keySet()) {
+      try (InputStream in = resource(crd)) {
+        Files.copy(in, dir.resolve(crd.substring(crd.lastIndexOf('/') + 1)));
+      }
+    }
+    kubectl("apply", "--server-side", "-f", dir.toString()).requireSuccess();
+    List<String> wait =
+        new ArrayList<>(List.of("wait", "--for=condition=Established", "--timeout=60s"));
+    STRIMZI_CRDS.values().forEach(name -> wait.add("crd/" + name));
+    kubectl(wait.toArray(String[]::new)).requireSuccess();
+  }
+
+  private static InputStream resource(String name) {
+    InputStream in = StrimziRecipeIT.class.getClassLoader().getResourceAsStream(name);
+    if (in == null) {
+      throw new IllegalStateException(
+          "no "
+              + name
+              + " on the test classpath: it is generated by the module e2e/strimzi-crds (artifact"
+              + " cmo-strimzi-crds), which needs a JDK 21 or newer on the machine (see"
+              + " e2e/strimzi-crds/generate-crds.sh); build with -pl operator/api -am");
+    }
+    return in;
   }
 
   @AfterAll
@@ -92,6 +162,81 @@ class StrimziRecipeIT {
             "networkpolicy.networking.k8s.io/my-cluster-cluster-mirror-control serverside-applied"
                 + " (server dry run)")
         .contains("secret/cluster-mirror-control serverside-applied (server dry run)");
+  }
+
+  @Test
+  void theStrimziSamplesAreAcceptedByStrimzisSchemaInAStrictServerSideDryRun() {
+    // Given a real API server with Strimzi's CRDs installed
+    // When the Kafka with its node pools and the KafkaUser are applied as a strict server-side dry
+    // run
+    StringBuilder applied = new StringBuilder();
+    for (String sample : STRIMZI_SAMPLES) {
+      Commands.Result result = dryRun(RECIPE.resolve(sample));
+      // Then the API server accepts every resource against Strimzi's schema, without a warning
+      assertThat(result.exitCode()).as(sample + ": " + result.stderr()).isZero();
+      assertThat(result.stderr()).as(sample).isBlank();
+      applied.append(result.stdout());
+    }
+    assertThat(applied.toString())
+        .contains("kafkanodepool.kafka.strimzi.io/controller serverside-applied (server dry run)")
+        .contains("kafkanodepool.kafka.strimzi.io/broker serverside-applied (server dry run)")
+        .contains("kafka.kafka.strimzi.io/my-cluster serverside-applied (server dry run)")
+        .contains(
+            "kafkauser.kafka.strimzi.io/cluster-mirror-plugin serverside-applied (server dry run)");
+  }
+
+  @Test
+  void aWrongFieldTypeEnumBoundOrRuleInACopyOfTheSamplesIsRefusedByStrimzisSchemaNamingIt()
+      throws Exception {
+    record Mutation(String sample, String from, String to, String refusal) {}
+    List<Mutation> mutations =
+        List.of(
+            // a field Strimzi's schema does not declare (strict field validation)
+            new Mutation(
+                "kafka.yaml",
+                "      kafkaContainer:",
+                "      kafkaContainr:",
+                ".spec.kafka.template.kafkaContainr: field not declared in schema"),
+            // a value of the wrong type
+            new Mutation(
+                "kafka.yaml",
+                "  replicas: 3",
+                "  replicas: three",
+                ".spec.replicas: expected numeric (int or float), got string"),
+            // a value outside an enum
+            new Mutation(
+                "kafka.yaml",
+                "        type: internal\n        tls: true\n        authentication:",
+                "        type: intern\n        tls: true\n        authentication:",
+                "spec.kafka.listeners[1].type: Unsupported value: \"intern\""),
+            // a number below a bound (listener ports start at 9092)
+            new Mutation(
+                "kafka.yaml",
+                "        port: 9094",
+                "        port: 9000",
+                "spec.kafka.listeners[1].port: Invalid value: 9000: spec.kafka.listeners[1].port in"
+                    + " body should be greater than or equal to 9092"),
+            // a value a CEL rule refuses (validityDays only together with renewalDays)
+            new Mutation(
+                "kafka-user.yaml",
+                "    type: tls",
+                "    type: tls\n    validityDays: 30",
+                "spec.authentication: Invalid value: Both 'validityDays' and 'renewalDays' must be"
+                    + " set together, or both must be unset"));
+    SoftAssertions softly = new SoftAssertions();
+    for (Mutation m : mutations) {
+      // Given a copy of a sample with one mistake
+      String sample = Files.readString(RECIPE.resolve(m.sample()), StandardCharsets.UTF_8);
+      assertThat(sample).as(m.sample()).contains(m.from());
+      Path bad = Files.createTempDirectory(work, "mutated-").resolve(m.sample());
+      Files.writeString(bad, sample.replace(m.from(), m.to()));
+      // When it is applied as a strict server-side dry run
+      Commands.Result result = dryRun(bad);
+      // Then the API server refuses it, naming the field
+      softly.assertThat(result.exitCode()).as(m.to() + ": " + result.stdout()).isNotZero();
+      softly.assertThat(result.stderr()).as(m.to()).contains(m.refusal());
+    }
+    softly.assertAll();
   }
 
   @Test
