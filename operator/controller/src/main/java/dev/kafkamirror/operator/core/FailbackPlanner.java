@@ -20,6 +20,11 @@ import java.util.Map;
  *   <li>B's stop must hold both its {@code lastMirroredOffset} and {@code lastMirroredSourceEpoch};
  *       a stop missing either (or recording -1) is refused here, never sent: without the epoch the
  *       point cannot be proven against A's history, and the operator never picks an offset.
+ *   <li>B's leader must name the id of A's topic it mirrored ({@code mirror.sourceTopicId}), which
+ *       the start sends ({@code alignTo.expectedTopicId}) so that A's leader refuses a topic
+ *       deleted and created again since ({@code FailbackTopicReplaced}); a stop that does not name
+ *       it is refused here unless B mirrored nothing (alignment at offset 0, where everything on A
+ *       is reported and discarded, whichever topic it is).
  *   <li>The alignment sent is B's recorded pair as it is; the plugin on A checks the epoch against
  *       A's own leader-epoch history and refuses (INVALID_STATE, {@code
  *       FailbackEpochNotInLocalHistory}) what that history cannot prove, which the rounds show as a
@@ -64,11 +69,13 @@ public final class FailbackPlanner {
   /**
    * The alignment of each of {@code keys}.
    *
+   * @param clusterMirror the ClusterMirror (namespace/name) of the failback, for the messages
    * @param sourceObservations B's describe of the partitions (missing ones count as unreadable)
    * @param sourceClusterId B's cluster id (spec.source.clusterId), for the messages
    * @param destinationClusterId A's cluster id as A reports it
    */
   public static Alignments alignments(
+      String clusterMirror,
       List<PartitionKey> keys,
       Map<PartitionKey, PartitionObservation> sourceObservations,
       String sourceClusterId,
@@ -141,12 +148,42 @@ public final class FailbackPlanner {
                 + " so nothing is truncated (FailbackEpochUnknown)");
         continue;
       }
-      // The id of A's topic that B mirrored, when B's leader reports it: A's leader then refuses a
-      // topic deleted and created again (FailbackTopicReplaced). A leader of B that adopted the
-      // registration from the cluster's membership (after the stop's fence moved leadership) does
-      // not know it; the start then goes without the check, as before it existed.
+      // The id of A's topic that B mirrored: A's leader refuses a topic deleted and created again
+      // (FailbackTopicReplaced). Every leader of B knows it (the plugin keeps it in the cluster's
+      // membership record, which every broker that may lead the partition reads); a stop that
+      // does not name it cannot prove which topic B copied, unless B copied nothing.
       PartitionObservation.Mirror mirrored = o.described().mirror();
       String topicId = mirrored == null ? null : mirrored.sourceTopicId();
+      if (topicId == null && stop.lastMirroredOffset() > 0) {
+        problems.put(
+            key,
+            "ClusterMirror "
+                + clusterMirror
+                + ": "
+                + where
+                + " (broker "
+                + o.leaderId()
+                + ", its leader) recorded last mirrored offset "
+                + stop.lastMirroredOffset()
+                + " but does not report the id of "
+                + destinationClusterId
+                + "'s topic "
+                + key.topic()
+                + " it mirrored (describe mirror.sourceTopicId: no mirror registration left on"
+                + " that broker, or a plugin before source topic ids were recorded in the"
+                + " cluster's membership): whether "
+                + destinationClusterId
+                + "'s topic is still the one it copied, and not one deleted and created again"
+                + " under the same name, cannot be proven, so nothing is truncated"
+                + " (FailbackTopicReplaced). Upgrade the plugin on every broker of "
+                + sourceClusterId
+                + " and check that this broker's describe reports mirror.sourceTopicId; otherwise"
+                + " TruncateAndRestore cannot fail this partition back: copy its data by hand or"
+                + " re-create the topic on "
+                + destinationClusterId
+                + " empty and mirror it from the start");
+        continue;
+      }
       alignTo.put(
           key, new AlignTo(stop.lastMirroredOffset(), stop.lastMirroredSourceEpoch(), topicId));
     }

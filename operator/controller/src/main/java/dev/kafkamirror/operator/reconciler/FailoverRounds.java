@@ -388,7 +388,7 @@ public final class FailoverRounds {
       LOG.info("clusterMirror={} failback: source unreadable: {}", request.ref(), e.toString());
       return new FailbackPlanner.Alignments(Map.of(), problems);
     }
-    return FailbackPlanner.alignments(starts, onSource, sourceId, destinationId);
+    return FailbackPlanner.alignments(request.ref(), starts, onSource, sourceId, destinationId);
   }
 
   /** Each partition's log end as its leader described it (absent when not described). */

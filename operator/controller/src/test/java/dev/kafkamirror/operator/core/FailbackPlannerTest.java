@@ -24,6 +24,8 @@ class FailbackPlannerTest {
 
   private static final String B = "CCCCCCCCCCCCCCCCCCCCCC";
 
+  private static final String CLUSTER_MIRROR = "team/b-to-a";
+
   private static PartitionObservation notMirrored(int partition) {
     return described(partition, null, null);
   }
@@ -35,7 +37,8 @@ class FailbackPlannerTest {
         Map.of(key(0), described(0, mirror("STOPPED", 0), stop("STOPPED", 120L)));
 
     // When the failback plans partition 0
-    FailbackPlanner.Alignments a = FailbackPlanner.alignments(List.of(key(0)), onB, B, A);
+    FailbackPlanner.Alignments a =
+        FailbackPlanner.alignments(CLUSTER_MIRROR, List.of(key(0)), onB, B, A);
 
     // Then A is aligned to exactly B's recorded stop, in the topic B mirrored
     assertThat(a.problems()).isEmpty();
@@ -45,20 +48,63 @@ class FailbackPlannerTest {
   }
 
   @Test
-  void aStopWhoseLeaderDoesNotKnowTheTopicItMirroredAlignsWithoutATopicId() {
-    // Given B's partition 0 STOPPED, described by a leader that adopted the registration from the
-    // cluster's membership and so does not report the id of A's topic it mirrored
+  void aStopWhoseLeaderDoesNotNameTheTopicItMirroredIsRefusedUnlessItMirroredNothing() {
+    // Given B's partitions STOPPED, mirrored from A, described by leaders that do not report the
+    // id of A's topic they copied: partition 0 with 99 records mirrored, partition 1 with none
     PartitionObservation.Mirror noTopicId =
         new PartitionObservation.Mirror("b-mirror", "STOPPED", A, A, 99L, 0L, null);
+    PartitionObservation.Stop nothingMirrored =
+        new PartitionObservation.Stop("STOPPED", 5, 0L, 0L, 0L, A, 4);
     Map<PartitionKey, PartitionObservation> onB =
-        Map.of(key(0), described(0, noTopicId, stop("STOPPED", 120L)));
+        Map.of(
+            key(0), described(0, noTopicId, stop("STOPPED", 120L)),
+            key(1), described(1, noTopicId, nothingMirrored));
 
-    // When the failback plans it
-    FailbackPlanner.Alignments a = FailbackPlanner.alignments(List.of(key(0)), onB, B, A);
+    // When the failback plans them
+    FailbackPlanner.Alignments a =
+        FailbackPlanner.alignments(CLUSTER_MIRROR, List.of(key(0), key(1)), onB, B, A);
 
-    // Then it aligns to B's recorded stop without a topic id (A's leader cannot check it)
-    assertThat(a.problems()).isEmpty();
-    assertThat(a.alignTo()).containsExactly(Map.entry(key(0), new FailbackPlanner.AlignTo(99, 4)));
+    // Then 0 is refused (A's topic could be another incarnation under the same name), naming the
+    // ClusterMirror, the partition, both clusters, the missing field, the reason and what to do
+    assertThat(a.problems().get(key(0)))
+        .contains(
+            "ClusterMirror " + CLUSTER_MIRROR,
+            "orders-0",
+            B,
+            A,
+            "mirror.sourceTopicId",
+            "FailbackTopicReplaced",
+            "nothing is truncated",
+            "Upgrade the plugin");
+    // And 1 aligns at 0, where any incarnation is discarded whole and reported
+    assertThat(a.alignTo()).containsExactly(Map.entry(key(1), new FailbackPlanner.AlignTo(0, 4)));
+  }
+
+  @Test
+  void aPartitionRefusedForAMissingTopicIdIsNeverStartedButFailsWithTheReason() {
+    // Given a failback plan that starts partition 0, whose leader on B does not name A's topic
+    PartitionObservation.Mirror noTopicId =
+        new PartitionObservation.Mirror("b-mirror", "STOPPED", A, A, 99L, 0L, null);
+    FailbackPlanner.Alignments a =
+        FailbackPlanner.alignments(
+            CLUSTER_MIRROR,
+            List.of(key(0)),
+            Map.of(key(0), described(0, noTopicId, stop("STOPPED", 120L))),
+            B,
+            A);
+    FailoverPlan plan =
+        FailoverPlanner.plan(
+            intent(MirrorIntent.Target.MIRRORING), List.of(notMirrored(0)), null, 1000);
+    assertThat(FailbackPlanner.starts(plan)).containsExactly(key(0));
+
+    // When the alignments are applied to the plan
+    FailoverPlan applied = FailbackPlanner.withAlignments(plan, a);
+
+    // Then the partition waits FAILED with the refusal as its message: no start is sent to A
+    PartitionDecision d = applied.decisions().get(0);
+    assertThat(d.action()).isEqualTo(Action.WAIT);
+    assertThat(d.phase()).isEqualTo(PartitionPhase.FAILED);
+    assertThat(d.message()).isEqualTo(a.problems().get(key(0)));
   }
 
   @Test
@@ -74,7 +120,8 @@ class FailbackPlannerTest {
 
     // When the failback plans them and partition 3, which B does not describe at all
     FailbackPlanner.Alignments a =
-        FailbackPlanner.alignments(List.of(key(0), key(1), key(2), key(3)), onB, B, A);
+        FailbackPlanner.alignments(
+            CLUSTER_MIRROR, List.of(key(0), key(1), key(2), key(3)), onB, B, A);
 
     // Then none is aligned, and each says why, naming the partition and the source
     assertThat(a.alignTo()).isEmpty();
@@ -93,7 +140,8 @@ class FailbackPlannerTest {
         Map.of(key(0), described(0, mirror("STOPPED", 0), other));
 
     // When the failback plans partition 0 of A
-    FailbackPlanner.Alignments a = FailbackPlanner.alignments(List.of(key(0)), onB, B, A);
+    FailbackPlanner.Alignments a =
+        FailbackPlanner.alignments(CLUSTER_MIRROR, List.of(key(0)), onB, B, A);
 
     // Then it is refused, naming both cluster ids
     assertThat(a.alignTo()).isEmpty();
@@ -118,7 +166,7 @@ class FailbackPlannerTest {
 
     // When the failback plans them
     FailbackPlanner.Alignments a =
-        FailbackPlanner.alignments(List.of(key(0), key(1), key(2)), onB, B, A);
+        FailbackPlanner.alignments(CLUSTER_MIRROR, List.of(key(0), key(1), key(2)), onB, B, A);
 
     // Then none is aligned (no call can truncate them), and each says why, naming the partition
     // and both clusters

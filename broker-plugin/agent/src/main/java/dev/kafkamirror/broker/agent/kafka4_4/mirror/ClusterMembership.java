@@ -214,6 +214,21 @@ public final class ClusterMembership {
       return false;
     }
     String id = topicId.get().toString();
+    if (entry.sourceTopicIdFor(id) == null) {
+      // The membership carries the source topic id to every broker that may lead the partition
+      // later (the fetcher pins it first): a record without it would leave them unable to name the
+      // topic this partition mirrors.
+      entry.error(
+          "not fetching "
+              + tp
+              + " for mirror "
+              + entry.mirrorName()
+              + ": the id of its source topic "
+              + tp.topic()
+              + " is not recorded yet (the source's metadata does not show the topic); it is"
+              + " recorded before the mirror membership and before any append");
+      return false;
+    }
     Optional<MirrorMembership> existing = store.membership().member(id, tp.partition());
     int generation = 0;
     if (existing.isPresent()
@@ -364,7 +379,9 @@ public final class ClusterMembership {
             "adopted {} from the cluster's mirror membership as {} in place of a stopped mirror",
             m,
             entry.state());
-      } else if (!entry.mirrorName().equals(m.mirrorName())) {
+      } else if (entry.mirrorName().equals(m.mirrorName())) {
+        takeRecordedSourceTopicId(registry, tp, entry, m);
+      } else {
         if (conflictsReported.putIfAbsent(tp + "/" + m.topicId(), Boolean.TRUE) == null) {
           LOG.error(
               "{} is registered here for mirror {} but the cluster records it as a member of {};"
@@ -376,6 +393,74 @@ public final class ClusterMembership {
         continue;
       }
       requestHolder(store, m);
+    }
+  }
+
+  /**
+   * The source topic id the cluster's membership records for {@code entry}'s partition, in the
+   * destination topic whose id is {@code destinationTopicId}: only a record of the same mirror
+   * counts (a record of an earlier mirror of the partition, replaced by a failback, names another
+   * source). Null when the membership is not read yet since this broker started, or records none
+   * (no membership yet, or one written by a plugin before the field).
+   */
+  static String recordedSourceTopicId(
+      TopicPartition tp, MirrorEntry entry, String destinationTopicId) {
+    if (destinationTopicId == null) {
+      return null;
+    }
+    Optional<StopStateStore> store = StopStateStore.ifStarted();
+    if (store.isEmpty() || !store.get().caughtUpOnce()) {
+      return null;
+    }
+    return store
+        .get()
+        .membership()
+        .member(destinationTopicId, tp.partition())
+        .filter(m -> m.mirrorName().equals(entry.mirrorName()))
+        .map(MirrorMembership::sourceTopicId)
+        .orElse(null);
+  }
+
+  /**
+   * Makes a registration of {@code m}'s mirror (from a start call on a follower, or a registry
+   * file) carry the source topic id the membership records, persisted in the registry file: the
+   * membership is written after the leader pinned the id and before its first append, and every
+   * later append checks against it, so it names the topic the partition mirrors. A broker that
+   * never led the partition, or pinned an id it never appended from (it crashed before the
+   * membership was written, and another leader pinned the source's next topic), would otherwise
+   * report none, or another, when it leads after a leader change or the stop's fence. A record
+   * without the field (an earlier plugin) changes nothing: unknown stays unknown.
+   */
+  private static void takeRecordedSourceTopicId(
+      MirrorRegistry registry, TopicPartition tp, MirrorEntry entry, MirrorMembership m) {
+    String recorded = m.sourceTopicId();
+    if (recorded == null) {
+      return;
+    }
+    String pinned = entry.sourceTopicIdFor(m.topicId());
+    if (recorded.equals(pinned)) {
+      return;
+    }
+    registry.pinSourceTopicId(entry, recorded, m.topicId());
+    if (pinned == null) {
+      LOG.info(
+          "mirror {}: {} mirrors source topic {} with topic id {} (from the cluster's membership"
+              + " record by broker {})",
+          m.mirrorName(),
+          tp,
+          tp.topic(),
+          recorded,
+          m.writerBrokerId());
+    } else {
+      LOG.warn(
+          "mirror {}: {} had source topic id {} pinned here, but the cluster's membership record"
+              + " (by broker {}) names {}, which every append was checked against; it now uses {}",
+          m.mirrorName(),
+          tp,
+          pinned,
+          m.writerBrokerId(),
+          recorded,
+          recorded);
     }
   }
 

@@ -49,7 +49,10 @@ final class MirrorAlignment {
   /**
    * Pins each partition to the id its source topic has now, the first time (durably, before the
    * membership record and any append), and afterwards halts a partition whose source topic has
-   * another id: it was deleted and created again, and its records must not follow the old ones.
+   * another id: it was deleted and created again, and its records must not follow the old ones. A
+   * partition whose membership the cluster already records (another leader mirrored into it) is
+   * pinned to the id that record names instead, so that a new leader never pins a newer source
+   * topic over the one the log holds records of.
    */
   void checkSourceTopicIds(Map<TopicPartition, Partition> active) {
     java.util.Iterator<Map.Entry<TopicPartition, Partition>> it = active.entrySet().iterator();
@@ -63,6 +66,21 @@ final class MirrorAlignment {
         continue;
       }
       String pinned = entry.sourceTopicIdFor(destinationTopicId);
+      if (pinned == null) {
+        // A partition another leader mirrored into already: the id its membership records, not
+        // the source's current one (which is another if the source topic was created again).
+        pinned = ClusterMembership.recordedSourceTopicId(tp, entry, destinationTopicId);
+        if (pinned != null) {
+          registry.pinSourceTopicId(entry, pinned, destinationTopicId);
+          LOG.info(
+              "mirror {}: {} mirrors source topic {} with topic id {} (from the cluster's"
+                  + " membership record)",
+              entry.mirrorName(),
+              tp,
+              tp.topic(),
+              pinned);
+        }
+      }
       if (pinned == null) {
         registry.pinSourceTopicId(entry, current.toString(), destinationTopicId);
         LOG.info(
