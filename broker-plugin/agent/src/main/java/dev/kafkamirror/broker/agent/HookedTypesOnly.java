@@ -13,9 +13,9 @@ import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
  *
  * <p>Why: ByteBuddy describes every class it is offered before its ignore matcher can reject it,
  * and its default ignore matcher asks whether the class is synthetic, which parses the class file.
- * A Kafka broker loads about 10,000 classes at start-up, each of them parsed once more by the agent
- * on the broker's start-up thread: that, not the transformation of the hooked classes, was most of
- * the agent's start-up cost (docs/benchmarks.md, "Restart after kill -9").
+ * A Kafka broker loads some 8,000 to 10,000 classes at start-up, mostly on its start-up thread;
+ * each of them was handled so by the agent (docs/benchmarks.md, "Restart after kill -9", has the
+ * figures).
  *
  * <p>Skipping a class here is exactly what ByteBuddy would do with it (none of its transformations
  * matches a class outside {@code hookedTypes}), so the set of transformed classes does not change.

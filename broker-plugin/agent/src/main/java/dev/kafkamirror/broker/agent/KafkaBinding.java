@@ -61,10 +61,9 @@ public interface KafkaBinding {
 
   /**
    * The binary names of every class {@link #instrument} transforms. The agent hands the JVM's
-   * class-file hook only these and skips every other class the broker loads without describing it,
-   * which is what keeps the agent's start-up cost near zero (see docs/benchmarks.md). A class
-   * missing here would never be transformed, so {@code Kafka44InstrumentationTest} checks that this
-   * set covers every target.
+   * class-file hook only these and skips every other class the broker loads without describing it
+   * (see {@code HookedTypesOnly}). A class missing here would never be transformed, so {@code
+   * Kafka44InstrumentationTest} checks that this set covers every target.
    */
   java.util.Set<String> hookedTypes();
 
