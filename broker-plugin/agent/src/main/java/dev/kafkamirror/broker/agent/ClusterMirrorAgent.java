@@ -1,5 +1,8 @@
 package dev.kafkamirror.broker.agent;
 
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+
 import dev.kafkamirror.broker.agent.control.ControlEndpoint;
 import java.lang.instrument.Instrumentation;
 import java.util.List;
@@ -46,9 +49,10 @@ public final class ClusterMirrorAgent {
   private ClusterMirrorAgent() {}
 
   public static void premain(String agentArgs, Instrumentation instrumentation) {
+    long started = System.nanoTime();
     String notInstalled;
     try {
-      notInstalled = install(agentArgs, instrumentation);
+      notInstalled = install(agentArgs, instrumentation, started);
     } catch (Throwable t) {
       LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
       notInstalled = "an error while installing: " + t;
@@ -81,7 +85,7 @@ public final class ClusterMirrorAgent {
    * @return null when installed, else why not (the broker then starts unmodified, unless {@link
    *     StartupGuard} refuses)
    */
-  static String install(String agentArgs, Instrumentation instrumentation) {
+  static String install(String agentArgs, Instrumentation instrumentation, long started) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
     SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
     Optional<String> version = SupportedKafkaVersions.kafkaVersionOn(app);
@@ -121,9 +125,24 @@ public final class ClusterMirrorAgent {
           missing);
       return "Kafka " + version.get() + " lacks methods the plugin hooks: " + missing;
     }
+    java.util.Set<String> hooked = binding.hookedTypes();
+    StartupCost cost =
+        new StartupCost(
+            hooked.stream()
+                .map(n -> n.replace('.', '/'))
+                .collect(java.util.stream.Collectors.toUnmodifiableSet()));
     AgentBuilder builder =
         new AgentBuilder.Default()
             .disableClassFormatChanges()
+            // Only the hooked classes by name, which needs no parsing of the class file (the
+            // default
+            // also asks whether a class is synthetic); with HookedTypesOnly below, ByteBuddy never
+            // sees another class loaded after premain, and this matcher keeps it from describing
+            // more than the names of the classes already loaded when it installs.
+            .ignore(not(namedOneOf(hooked.toArray(String[]::new))))
+            .with(
+                (AgentBuilder.TransformerDecorator)
+                    transformer -> new HookedTypesOnly(transformer, hooked, cost))
             .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
             .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
             .with(
@@ -149,12 +168,15 @@ public final class ClusterMirrorAgent {
                   }
                 });
     binding
-        .instrument(builder, new LiveConfiguration(binding, version.get(), agentSettings))
+        .instrument(builder, new LiveConfiguration(binding, version.get(), agentSettings, cost))
         .installOn(instrumentation);
+    long premainNanos = System.nanoTime() - started;
     LOG.info(
-        "cluster mirror agent: installed on Kafka {}; the plugin's settings are read from the"
-            + " broker's configuration when the broker has built it",
-        version.get());
+        "cluster mirror agent: installed on Kafka {} in {} ms; the plugin's settings are read from"
+            + " the broker's configuration when the broker has built it",
+        version.get(),
+        premainNanos / 1_000_000);
+    cost.premainDone(premainNanos);
     return null;
   }
 
@@ -167,16 +189,27 @@ public final class ClusterMirrorAgent {
     private final KafkaBinding binding;
     private final String kafkaVersion;
     private final java.util.Map<String, String> agentSettings;
+    private final StartupCost cost;
 
     LiveConfiguration(
-        KafkaBinding binding, String kafkaVersion, java.util.Map<String, String> agentSettings) {
+        KafkaBinding binding,
+        String kafkaVersion,
+        java.util.Map<String, String> agentSettings,
+        StartupCost cost) {
       this.binding = binding;
       this.kafkaVersion = kafkaVersion;
       this.agentSettings = agentSettings;
+      this.cost = cost;
     }
 
     @Override
     public void brokerConfigured(java.util.Map<String, String> brokerSettings) {
+      long started = System.nanoTime();
+      apply(brokerSettings);
+      cost.settingsApplied(System.nanoTime() - started);
+    }
+
+    private void apply(java.util.Map<String, String> brokerSettings) {
       java.util.Map<String, String> settings = new java.util.HashMap<>(brokerSettings);
       settings.putAll(agentSettings);
       PluginConfig config;

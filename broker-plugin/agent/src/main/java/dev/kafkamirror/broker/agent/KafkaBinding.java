@@ -60,6 +60,14 @@ public interface KafkaBinding {
   List<String> missingTargets(TypePool pool);
 
   /**
+   * The binary names of every class {@link #instrument} transforms. The agent hands the JVM's
+   * class-file hook only these and skips every other class the broker loads without describing it
+   * (see {@code HookedTypesOnly}). A class missing here would never be transformed, so {@code
+   * Kafka44InstrumentationTest} checks that this set covers every target.
+   */
+  java.util.Set<String> hookedTypes();
+
+  /**
    * Adds this version's transformations to {@code builder} (which the caller then installs); one of
    * them hands the broker's configuration to {@code listener} once it exists.
    */

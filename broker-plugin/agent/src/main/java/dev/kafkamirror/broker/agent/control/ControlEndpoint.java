@@ -46,7 +46,6 @@ public final class ControlEndpoint implements AutoCloseable {
   private final ControlServer server;
   private final PartitionControl control;
   private final ControlRequests requests;
-  private final ObjectMapper mapper = new ObjectMapper();
 
   private ControlEndpoint(
       InetSocketAddress address,
@@ -209,7 +208,7 @@ public final class ControlEndpoint implements AutoCloseable {
   private ControlServer.Answer handle(ControlCall call, byte[] body) {
     try {
       return new ControlServer.Answer(
-          200, mapper.writeValueAsBytes(answer(call, requests.parse(body, call))));
+          200, Json.MAPPER.writeValueAsBytes(answer(call, requests.parse(body, call))));
     } catch (ControlRequestException e) {
       return new ControlServer.Answer(e.status(), errorBody(e.code(), e.getMessage()));
     } catch (IOException | RuntimeException | LinkageError e) {
@@ -222,7 +221,7 @@ public final class ControlEndpoint implements AutoCloseable {
 
   private byte[] errorBody(RequestError.Code code, String message) {
     try {
-      return mapper.writeValueAsBytes(
+      return Json.MAPPER.writeValueAsBytes(
           Map.of(
               Fields.ERROR,
               Map.of(Fields.CODE, code.name(), Fields.MESSAGE, String.valueOf(message))));
@@ -332,5 +331,16 @@ public final class ControlEndpoint implements AutoCloseable {
   @Override
   public void close() {
     server.close();
+  }
+
+  /**
+   * Jackson, created at the first request rather than when the endpoint starts: building an
+   * ObjectMapper loads some 370 classes, which would otherwise run on the broker's start-up thread
+   * (docs/benchmarks.md, "Restart after kill -9"). Thread-safe once built.
+   */
+  private static final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private Json() {}
   }
 }

@@ -36,7 +36,6 @@ public final class ControlRequests {
   private static final Pattern HOST_PORT =
       Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5}");
 
-  private final ObjectMapper mapper = new ObjectMapper();
   private final SourceSettingsPolicy policy;
 
   /** A parser whose starts may pass no setting that names a class or program. */
@@ -72,7 +71,7 @@ public final class ControlRequests {
   public Parsed parse(byte[] body, ControlCall call) throws ControlRequestException {
     JsonNode root;
     try {
-      root = mapper.readTree(body);
+      root = Json.MAPPER.readTree(body);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw bad("the body is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
@@ -436,5 +435,16 @@ public final class ControlRequests {
 
   private static ControlRequestException bad(String message) {
     return new ControlRequestException(RequestError.Code.INVALID_REQUEST, message);
+  }
+
+  /**
+   * Jackson, created at the first request rather than when the endpoint starts: building an
+   * ObjectMapper loads some 370 classes, which would otherwise run on the broker's start-up thread
+   * (docs/benchmarks.md, "Restart after kill -9"). Thread-safe once built.
+   */
+  private static final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private Json() {}
   }
 }

@@ -68,6 +68,11 @@ public final class Kafka44Binding implements KafkaBinding {
   }
 
   @Override
+  public java.util.Set<String> hookedTypes() {
+    return Kafka44Instrumentation.hookedTypes();
+  }
+
+  @Override
   public AgentBuilder instrument(AgentBuilder builder, BrokerConfigListener listener) {
     BrokerHandles.whenConfigured(listener);
     return Kafka44Instrumentation.apply(builder);

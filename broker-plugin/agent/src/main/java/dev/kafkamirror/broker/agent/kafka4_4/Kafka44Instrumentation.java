@@ -169,6 +169,15 @@ public final class Kafka44Instrumentation {
     return missing;
   }
 
+  /** The binary names of the classes {@link #apply} transforms. */
+  public static java.util.Set<String> hookedTypes() {
+    java.util.Set<String> names = new java.util.TreeSet<>();
+    for (Target target : targets()) {
+      names.add(target.typeName());
+    }
+    return java.util.Collections.unmodifiableSet(names);
+  }
+
   /** Adds every transformation to {@code builder}. */
   public static AgentBuilder apply(AgentBuilder builder) {
     AgentBuilder result = builder;

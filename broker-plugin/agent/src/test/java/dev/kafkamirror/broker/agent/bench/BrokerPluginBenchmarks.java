@@ -42,6 +42,9 @@ public final class BrokerPluginBenchmarks {
   private static final Pattern RECORDS_PER_SEC =
       Pattern.compile("records sent, ([0-9.]+) records/sec \\(([0-9.]+) MB/sec\\)");
 
+  private static final Pattern AGENT_STARTUP =
+      Pattern.compile("cluster mirror agent: start-up cost (.+?) \\(");
+
   private BrokerPluginBenchmarks() {}
 
   public static void main(String[] args) throws Exception {
@@ -70,6 +73,13 @@ public final class BrokerPluginBenchmarks {
 
   private static KafkaClusterConfig.Builder node(String name, Path agent) {
     KafkaClusterConfig.Builder builder = KafkaClusterConfig.builder(name).singleNode();
+    // Extra broker JVM arguments for both sides, whitespace-separated: a profiling aid, such as
+    // -Xlog:class+load:file=/tmp/cl-%p.log:uptime (the same on both sides, so ratios stay fair).
+    for (String arg : System.getProperty("cmo.bench.brokerJvmArgs", "").trim().split("\\s+")) {
+      if (!arg.isEmpty()) {
+        builder.jvmArg(arg);
+      }
+    }
     if (agent != null) {
       builder
           .javaAgent(agent, null)
@@ -160,8 +170,10 @@ public final class BrokerPluginBenchmarks {
         .append(producers)
         .append(" producers in a partition\n\n");
     out.append(
-        "| round | stock restart ms | agent restart ms | agent / stock |\n|---|---|---|---|\n");
+        "| round | stock restart ms | agent restart ms | agent / stock | stock CPU ms | agent CPU ms"
+            + " | CPU agent / stock | agent's own start-up |\n|---|---|---|---|---|---|---|---|\n");
     List<Double> ratios = new ArrayList<>();
+    List<Double> cpuRatios = new ArrayList<>();
     try (KafkaCluster plain = node("restart-stock", null).start();
         KafkaCluster agented = node("restart-agent", agent).start()) {
       for (KafkaCluster c : List.of(plain, agented)) {
@@ -169,26 +181,63 @@ public final class BrokerPluginBenchmarks {
         writeWithManyProducers(c, "many", producers);
       }
       for (int round = 0; round < rounds; round++) {
-        long stockMs = killAndRestartMs(plain);
-        long agentMs = killAndRestartMs(agented);
-        ratios.add((double) agentMs / stockMs);
+        // Alternate the order so that neither side always runs on a warmer machine.
+        long[] stock;
+        long[] withAgent;
+        if (round % 2 == 0) {
+          stock = killAndRestart(plain);
+          withAgent = killAndRestart(agented);
+        } else {
+          withAgent = killAndRestart(agented);
+          stock = killAndRestart(plain);
+        }
+        ratios.add((double) withAgent[0] / stock[0]);
+        cpuRatios.add((double) withAgent[1] / stock[1]);
         out.append(
             String.format(
-                "| %d | %,d | %,d | %.3f |%n",
-                round + 1, stockMs, agentMs, (double) agentMs / stockMs));
+                "| %d | %,d | %,d | %.3f | %,d | %,d | %.3f | %s |%n",
+                round + 1,
+                stock[0],
+                withAgent[0],
+                (double) withAgent[0] / stock[0],
+                stock[1],
+                withAgent[1],
+                (double) withAgent[1] / stock[1],
+                agentStartupLogged(agented)));
       }
     }
     out.append(
         String.format(
-            "| median | | | **%.3f** |%n%n",
-            median(ratios.stream().mapToDouble(Double::doubleValue).toArray())));
+            "| median | | | **%.3f** | | | **%.3f** | |%n%n",
+            median(ratios.stream().mapToDouble(Double::doubleValue).toArray()),
+            median(cpuRatios.stream().mapToDouble(Double::doubleValue).toArray())));
   }
 
-  private static long killAndRestartMs(KafkaCluster cluster) {
+  /**
+   * What the agent logged as its own start-up cost on the broker's latest start (the {@code cluster
+   * mirror agent: start-up ...} line), or "n/a" for an agent jar that does not log it.
+   */
+  private static String agentStartupLogged(KafkaCluster cluster) {
+    Matcher m = AGENT_STARTUP.matcher(cluster.node(1).outputSinceStart());
+    return m.find() ? m.group(1) : "n/a";
+  }
+
+  /**
+   * Kills the node and restarts it: {wall ms from the restart call until registered, CPU ms the new
+   * JVM used by then}. The CPU figure (all threads, the JIT's included) hardly depends on what else
+   * runs on the machine, unlike the wall time.
+   */
+  private static long[] killAndRestart(KafkaCluster cluster) {
     cluster.killBroker(1);
     long started = System.nanoTime();
     cluster.restartBroker(1);
-    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    long wallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    long cpuMs =
+        ProcessHandle.of(cluster.node(1).pid())
+            .flatMap(p -> p.info().totalCpuDuration())
+            .map(Duration::toMillis)
+            .orElse(-1L);
+    return new long[] {wallMs, cpuMs};
   }
 
   private static void resetCost(Path agent, StringBuilder out) throws Exception {

@@ -34,8 +34,6 @@ final class MirrorRegistryFile {
 
   static final String FILE_NAME = "cluster-mirror-registry.json";
 
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-
   /**
    * One persisted partition.
    *
@@ -110,7 +108,7 @@ final class MirrorRegistryFile {
       if (Files.size(file) == 0) {
         throw new UnreadableRegistryException("the mirror registry " + file + " is empty", null);
       }
-      List<Row> rows = MAPPER.readValue(file.toFile(), new TypeReference<List<Row>>() {});
+      List<Row> rows = Json.MAPPER.readValue(file.toFile(), new TypeReference<List<Row>>() {});
       if (rows == null) {
         throw new UnreadableRegistryException("the mirror registry " + file + " is null", null);
       }
@@ -139,7 +137,7 @@ final class MirrorRegistryFile {
   void write(List<Row> rows) {
     try {
       Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
-      byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(rows);
+      byte[] bytes = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(rows);
       try (FileChannel ch =
           FileChannel.open(
               tmp,
@@ -199,5 +197,16 @@ final class MirrorRegistryFile {
                     e.sourceTopicId(),
                     e.sourceTopicIdPinnedFor())));
     return rows;
+  }
+
+  /**
+   * Jackson, created when a registry file is read or written rather than when the broker starts: a
+   * broker without a registry file (no mirror partitions) does not load its some 370 classes on its
+   * start-up thread (docs/benchmarks.md, "Restart after kill -9").
+   */
+  private static final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private Json() {}
   }
 }

@@ -1,0 +1,20 @@
+package dev.kafkamirror.broker.agent.kafka4_4;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class Kafka44InstrumentationTest {
+
+  @Test
+  void theHookedTypesTheAgentPassesToByteBuddyCoverEveryTarget() {
+    // Given every hooked method
+    // When the agent asks which classes to hand to ByteBuddy
+    // Then each target's class is among them: a missing one would load untransformed
+    for (Kafka44Instrumentation.Target target : Kafka44Instrumentation.targets()) {
+      assertThat(Kafka44Instrumentation.hookedTypes()).contains(target.typeName());
+    }
+    assertThat(new Kafka44Binding().hookedTypes())
+        .containsExactlyInAnyOrderElementsOf(Kafka44Instrumentation.hookedTypes());
+  }
+}
