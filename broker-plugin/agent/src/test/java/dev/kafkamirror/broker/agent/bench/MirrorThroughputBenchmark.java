@@ -33,12 +33,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * dedicated, tuned MirrorMaker process. Prints Markdown tables for docs/benchmarks.md. Not a test:
  * it asserts nothing and runs only when called.
  *
+ * <p>How to run it (without installing into ~/.m2; the command docs/benchmarks.md shows):
+ *
  * <pre>
- * ./mvnw -B -q install -pl broker-plugin/agent -am -DskipTests   # or package; see docs/benchmarks.md
- * ./mvnw -q -pl broker-plugin/agent exec:java -Dexec.classpathScope=test \
- *     -Dexec.mainClass=dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark \
+ * ./mvnw -B -q -pl broker-plugin/agent -am package -DskipTests dependency:build-classpath \
+ *     -Dmdep.outputFile=/tmp/agent-test.classpath -Dmdep.includeScope=test
+ * java -cp broker-plugin/agent/target/test-classes:broker-plugin/agent/target/classes:$(cat /tmp/agent-test.classpath) \
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
- *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4]
+ *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
+ *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
  *
  * <p>Per round, with the order of the sides reversed every other round so that neither side always
@@ -96,8 +99,6 @@ public final class MirrorThroughputBenchmark {
 
   public static void main(String[] args) throws Exception {
     System.out.println(new MirrorThroughputBenchmark().run());
-    // exec:java waits for non-daemon threads of clients it never sees closed; end here.
-    System.exit(0);
   }
 
   /** One round's figures: MiB/s per side, the plugin broker's memory, the load at the start. */
