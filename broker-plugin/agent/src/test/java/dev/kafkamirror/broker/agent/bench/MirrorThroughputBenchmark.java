@@ -1,0 +1,498 @@
+package dev.kafkamirror.broker.agent.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kafkamirror.testing.kafka.KafkaCluster;
+import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
+import dev.kafkamirror.testing.plugin.PluginControlClient;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Mirror throughput, three sides measured in one run: the plugin's mirror fetcher, Kafka's own
+ * intra-cluster replication (a new follower catching up from empty), and MirrorMaker 2 as a
+ * dedicated, tuned MirrorMaker process. Prints Markdown tables for docs/benchmarks.md. Not a test:
+ * it asserts nothing and runs only when called.
+ *
+ * <p>How to run it (without installing into ~/.m2; the command docs/benchmarks.md shows):
+ *
+ * <pre>
+ * ./mvnw -B -q -pl broker-plugin/agent -am package -DskipTests dependency:build-classpath \
+ *     -Dmdep.outputFile=/tmp/agent-test.classpath -Dmdep.includeScope=test
+ * java -cp broker-plugin/agent/target/test-classes:broker-plugin/agent/target/classes:$(cat /tmp/agent-test.classpath) \
+ *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
+ *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
+ *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
+ * </pre>
+ *
+ * <p>Per round, with the order of the sides reversed every other round so that neither side always
+ * runs on a warmer (or busier) machine:
+ *
+ * <ol>
+ *   <li>A source topic of P partitions (one shared single-node source cluster) and a topic of P
+ *       partitions on broker 1 of the replication cluster are preloaded with the same N MiB of 1
+ *       KiB records (same producer settings, optional zstd). Nothing is timed while preloading.
+ *   <li><b>plugin</b>: a single-node destination with the agent; the topic is created and mirrored
+ *       with one {@code mirror/start} call; timed from that call until every destination
+ *       partition's log end (Admin listOffsets) equals the source's.
+ *   <li><b>replication</b>: a cluster of a controller plus 2 brokers without the agent; the topic's
+ *       replicas are reassigned from [1] to [1, 2], so broker 2 is a new, empty follower that
+ *       fetches everything; timed from the reassignment call until broker 2 is in the ISR of every
+ *       partition (no writes meanwhile, so in sync means its log end equals the leader's).
+ *   <li><b>MirrorMaker 2</b>: a dedicated {@code org.apache.kafka.connect.mirror.MirrorMaker}
+ *       (connect-mirror 4.3.1, its own JVM, classpath from cmo-mirrormaker2-runtime) into a
+ *       single-node target cluster with the topic pre-created; timed until the target's log ends
+ *       sum to the source's. Two figures: from the process launch (includes the JVM, the Connect
+ *       worker's start and its task assignment) and from the first record seen on the target (the
+ *       steady rate); the ratio uses the steady rate, the one more favourable to MirrorMaker 2.
+ * </ol>
+ *
+ * <p>Every process it starts (brokers, the MirrorMaker JVM) is stopped at the end, also on failure:
+ * the clusters in try-with-resources, the MirrorMaker JVM in a finally block, and the {@link
+ * dev.kafkamirror.testing.process.ProcessReaper} behind both. Single-threaded.
+ */
+public final class MirrorThroughputBenchmark {
+
+  private static final int RECORD_BYTES = 1024;
+  private static final byte[] ALPHABET =
+      "abcdefghijklmnopqrstuvwxyz ,.;:-".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final long POLL_MS = 100;
+  private static final long SIDE_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(20);
+
+  private final Path agent;
+  private final int rounds;
+  private final int partitions;
+  private final int preloadMiB;
+  private final String compression;
+  private final int mm2Tasks;
+
+  private MirrorThroughputBenchmark() {
+    this.agent =
+        Path.of(
+            System.getProperty(
+                "cmo.agent.jar", "broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar"));
+    this.rounds = Integer.getInteger("rounds", 3);
+    this.partitions = Integer.getInteger("partitions", 24);
+    this.preloadMiB = Integer.getInteger("preloadMiB", 256);
+    this.compression = System.getProperty("compression", "none");
+    this.mm2Tasks = Integer.getInteger("mm2.tasks", 4);
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.out.println(new MirrorThroughputBenchmark().run());
+  }
+
+  /** One round's figures: MiB/s per side, the plugin broker's memory, the load at the start. */
+  private record Round(
+      int number,
+      String order,
+      double pluginMiBs,
+      double replicationMiBs,
+      double mm2SteadyMiBs,
+      double mm2TotalMiBs,
+      long pluginRssKiB,
+      long pluginPeakRssKiB,
+      long mm2PeakRssKiB,
+      String load) {}
+
+  private String run() throws Exception {
+    StringBuilder out = new StringBuilder();
+    List<Round> results = new ArrayList<>();
+    try (KafkaCluster source = KafkaClusterConfig.builder("tp-source").start();
+        KafkaCluster pluginDestination =
+            KafkaClusterConfig.builder("tp-plugin-dest")
+                .javaAgent(agent, null)
+                .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
+                .brokerProperty(
+                    PluginControlClient.SECRET_PROPERTY, PluginControlClient.TEST_SECRET)
+                .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
+                .start();
+        KafkaCluster replication =
+            KafkaClusterConfig.builder("tp-replication").controllerPlusBrokers(2).start();
+        KafkaCluster mm2Target = KafkaClusterConfig.builder("tp-mm2-target").start()) {
+      MirrorMakerProcess.Settings mm2Settings =
+          new MirrorMakerProcess.Settings(
+              source.bootstrapServers(), mm2Target.bootstrapServers(), compression, mm2Tasks);
+      for (int round = 1; round <= rounds; round++) {
+        String topic = "tp-r" + round;
+        preload(source, topic, Optional.empty());
+        preload(replication, topic, Optional.of(1));
+        long records = sumOfLogEnds(source, topic);
+        double mib = (double) records * RECORD_BYTES / (1024 * 1024);
+        List<String> order =
+            round % 2 == 1
+                ? List.of("plugin", "replication", "mm2")
+                : List.of("mm2", "replication", "plugin");
+        String load = loadAverage();
+        double plugin = 0;
+        double repl = 0;
+        double[] mm2 = {0, 0};
+        long[] rss = {0, 0};
+        long mm2Peak = 0;
+        for (String side : order) {
+          switch (side) {
+            case "plugin" -> {
+              plugin = mib / seconds(pluginSide(source, pluginDestination, topic));
+              long pid = pluginDestination.node(1).pid();
+              rss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
+            }
+            case "replication" -> repl = mib / seconds(replicationSide(replication, topic));
+            case "mm2" -> {
+              MirrorMakerProcess.Timing t =
+                  MirrorMakerProcess.mirror(mm2Settings, source, mm2Target, topic, partitions);
+              mm2 = new double[] {mib / seconds(t.steadyNanos()), mib / seconds(t.totalNanos())};
+              mm2Peak = t.peakRssKiB();
+            }
+            default -> throw new IllegalStateException(side);
+          }
+          System.out.printf(Locale.ROOT, "round %d: %s done%n", round, side);
+        }
+        Round r =
+            new Round(
+                round,
+                String.join(" → ", order),
+                plugin,
+                repl,
+                mm2[0],
+                mm2[1],
+                rss[0],
+                rss[1],
+                mm2Peak,
+                load);
+        results.add(r);
+        System.out.println(row(r));
+        for (KafkaCluster c : List.of(pluginDestination, mm2Target, source, replication)) {
+          deleteTopic(c, topic);
+        }
+      }
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "### Mirror throughput: %d partitions, %d MiB of 1 KiB records, compression %s%n%n",
+            partitions,
+            preloadMiB,
+            compression));
+    out.append(
+        "| round | order | load avg (1/5/15 min) at start | plugin MiB/s | replication MiB/s |"
+            + " MM2 MiB/s steady (from launch) | plugin / replication | plugin / MM2 |"
+            + " plugin broker RSS (peak) MiB | MM2 JVM peak RSS MiB |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|\n");
+    results.forEach(r -> out.append(row(r)).append('\n'));
+    double[] pr = results.stream().mapToDouble(r -> r.pluginMiBs() / r.replicationMiBs()).toArray();
+    double[] pm = results.stream().mapToDouble(r -> r.pluginMiBs() / r.mm2SteadyMiBs()).toArray();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "| median | | | %.1f | %.1f | %.1f (%.1f) | **%.2f** | **%.2f** | | |%n",
+            median(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
+            median(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
+            median(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
+            median(results.stream().mapToDouble(Round::mm2TotalMiBs).toArray()),
+            median(pr),
+            median(pm)));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "| min-max | | | %s | %s | %s | %s | %s | | |%n%n",
+            spread(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
+            spread(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
+            spread(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
+            spread(pr),
+            spread(pm)));
+    return out.toString();
+  }
+
+  private static String row(Round r) {
+    return String.format(
+        Locale.ROOT,
+        "| %d | %s | %s | %.1f | %.1f | %.1f (%.1f) | %.2f | %.2f | %d (%d) | %d |",
+        r.number(),
+        r.order(),
+        r.load(),
+        r.pluginMiBs(),
+        r.replicationMiBs(),
+        r.mm2SteadyMiBs(),
+        r.mm2TotalMiBs(),
+        r.pluginMiBs() / r.replicationMiBs(),
+        r.pluginMiBs() / r.mm2SteadyMiBs(),
+        r.pluginRssKiB() / 1024,
+        r.pluginPeakRssKiB() / 1024,
+        r.mm2PeakRssKiB() / 1024);
+  }
+
+  /**
+   * Creates {@code topic} with {@link #partitions} partitions (all on {@code onlyBroker} when
+   * given, else RF 1 wherever the controller puts them) and writes {@link #preloadMiB} MiB of 1 KiB
+   * records, spread evenly over the partitions.
+   */
+  private void preload(KafkaCluster cluster, String topic, Optional<Integer> onlyBroker)
+      throws Exception {
+    try (Admin admin = cluster.admin()) {
+      NewTopic newTopic;
+      if (onlyBroker.isPresent()) {
+        Map<Integer, List<Integer>> assignment = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+          assignment.put(p, List.of(onlyBroker.get()));
+        }
+        newTopic = new NewTopic(topic, assignment);
+      } else {
+        newTopic = new NewTopic(topic, partitions, (short) 1);
+      }
+      admin.createTopics(List.of(newTopic)).all().get(60, TimeUnit.SECONDS);
+      awaitLeaders(admin, topic);
+    }
+    Properties props = new Properties();
+    props.putAll(cluster.clientProperties());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    // Not idempotent: on a just-created topic an idempotent producer's first batches can fail with
+    // NOT_LEADER and the batches behind them then loop on OUT_OF_ORDER_SEQUENCE_NUMBER (seen here
+    // and in BrokerPluginBenchmarks' stop section). A retry may write a batch twice; every side is
+    // measured against the source's log ends, never against a record count.
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+    props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
+    props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+    props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
+    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    long records = (long) preloadMiB * 1024 * 1024 / RECORD_BYTES;
+    Random random = new Random(42);
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+      for (long i = 0; i < records && failure.get() == null; i++) {
+        producer.send(
+            new ProducerRecord<>(topic, (int) (i % partitions), null, value(random)),
+            (metadata, e) -> {
+              if (e != null) {
+                failure.compareAndSet(null, e);
+              }
+            });
+      }
+      producer.flush();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException(
+          "preloading " + topic + " on cluster " + cluster.name() + " failed", failure.get());
+    }
+  }
+
+  /**
+   * A 1 KiB value of random characters from a 32-letter alphabet: about 5 bits of entropy per byte,
+   * so zstd has something to compress (text-like, roughly 0.6-0.7 of the size) and no two records
+   * are alike.
+   */
+  private static byte[] value(Random random) {
+    byte[] v = new byte[RECORD_BYTES];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = ALPHABET[random.nextInt(ALPHABET.length)];
+    }
+    return v;
+  }
+
+  /** Starts the plugin's mirror and waits until the destination's log ends equal the source's. */
+  private long pluginSide(KafkaCluster source, KafkaCluster destination, String topic)
+      throws Exception {
+    destination.createTopic(topic, partitions, 1, Map.of());
+    Map<TopicPartition, Long> target = logEnds(source, topic);
+    int[] all = new int[partitions];
+    for (int p = 0; p < partitions; p++) {
+      all[p] = p;
+    }
+    PluginControlClient control =
+        new PluginControlClient(
+            destination.listenerOf(1, PluginControlClient.LISTENER_PROPERTY),
+            PluginControlClient.TEST_SECRET);
+    long start = System.nanoTime();
+    PluginControlClient.Response started =
+        control.startMirroring(
+            "tp-" + topic, source.bootstrapServers(), source.clusterId(), topic, all);
+    for (int p = 0; p < partitions; p++) {
+      JsonNode result = started.result(topic, p);
+      if (result == null || result.has("error")) {
+        throw new IllegalStateException(
+            "mirror/start of "
+                + topic
+                + "-"
+                + p
+                + " on cluster "
+                + destination.name()
+                + " refused: "
+                + result
+                + "; see that broker's node.log");
+      }
+    }
+    awaitUntil(
+        "plugin destination " + destination.name() + " " + topic + " caught up",
+        () -> logEnds(destination, topic).equals(target));
+    return System.nanoTime() - start;
+  }
+
+  /**
+   * Adds broker 2 as a second replica of every partition (all led by broker 1, no writes) and waits
+   * until broker 2 is in every partition's ISR.
+   */
+  private long replicationSide(KafkaCluster cluster, String topic) throws Exception {
+    try (Admin admin = cluster.admin()) {
+      Map<TopicPartition, Optional<NewPartitionReassignment>> reassignment = new HashMap<>();
+      for (int p = 0; p < partitions; p++) {
+        reassignment.put(
+            new TopicPartition(topic, p), Optional.of(new NewPartitionReassignment(List.of(1, 2))));
+      }
+      long start = System.nanoTime();
+      admin.alterPartitionReassignments(reassignment).all().get(60, TimeUnit.SECONDS);
+      awaitUntil(
+          "broker 2 of cluster " + cluster.name() + " in the ISR of every partition of " + topic,
+          () -> {
+            TopicDescription d =
+                admin
+                    .describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic);
+            for (TopicPartitionInfo info : d.partitions()) {
+              if (info.isr().stream().noneMatch(n -> n.id() == 2)) {
+                return false;
+              }
+            }
+            return true;
+          });
+      return System.nanoTime() - start;
+    }
+  }
+
+  /** Per partition, the log end (the high watermark: RF 1 here, or all replicas in sync). */
+  static Map<TopicPartition, Long> logEnds(KafkaCluster cluster, String topic) throws Exception {
+    try (Admin admin = cluster.admin()) {
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (TopicPartitionInfo info : d.partitions()) {
+        latest.put(new TopicPartition(topic, info.partition()), OffsetSpec.latest());
+      }
+      Map<TopicPartition, Long> ends = new HashMap<>();
+      admin
+          .listOffsets(latest)
+          .all()
+          .get(30, TimeUnit.SECONDS)
+          .forEach((tp, info) -> ends.put(tp, info.offset()));
+      return ends;
+    }
+  }
+
+  static long sumOfLogEnds(KafkaCluster cluster, String topic) throws Exception {
+    return logEnds(cluster, topic).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static void awaitLeaders(Admin admin, String topic) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      try {
+        TopicDescription d =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic);
+        if (d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          return;
+        }
+      } catch (java.util.concurrent.ExecutionException e) {
+        // Not in the answering broker's metadata yet.
+      }
+      Thread.sleep(POLL_MS);
+    }
+    throw new IllegalStateException(topic + " has partitions without a leader after 60 s");
+  }
+
+  private static void deleteTopic(KafkaCluster cluster, String topic) {
+    try (Admin admin = cluster.admin()) {
+      admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      System.out.println(
+          "could not delete " + topic + " on cluster " + cluster.name() + ": " + e.getMessage());
+    }
+  }
+
+  /** A condition polled every {@link #POLL_MS}. */
+  interface Check {
+    boolean done() throws Exception;
+  }
+
+  static void awaitUntil(String what, Check check) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SIDE_TIMEOUT_MS);
+    while (!check.done()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "timed out after " + SIDE_TIMEOUT_MS + " ms waiting for: " + what);
+      }
+      Thread.sleep(POLL_MS);
+    }
+  }
+
+  /** A value of /proc/&lt;pid&gt;/status in KiB (VmRSS, VmHWM); -1 when unreadable. */
+  static long procStatusKiB(long pid, String field) {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+        if (line.startsWith(field + ":")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (java.io.IOException | NumberFormatException e) {
+      return -1;
+    }
+    return -1;
+  }
+
+  static String loadAverage() {
+    try {
+      String[] f = java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " / " + f[1] + " / " + f[2];
+    } catch (java.io.IOException e) {
+      return "?";
+    }
+  }
+
+  private static double seconds(long nanos) {
+    return nanos / 1e9;
+  }
+
+  static double median(double[] values) {
+    double[] sorted = values.clone();
+    java.util.Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  private static String spread(double[] values) {
+    double min = java.util.Arrays.stream(values).min().orElse(Double.NaN);
+    double max = java.util.Arrays.stream(values).max().orElse(Double.NaN);
+    double med = median(values);
+    return String.format(
+        Locale.ROOT,
+        "%.2f-%.2f (%+.0f %% / %+.0f %%)",
+        min,
+        max,
+        100 * (min - med) / med,
+        100 * (max - med) / med);
+  }
+}
