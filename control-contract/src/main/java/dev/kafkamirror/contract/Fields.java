@@ -209,6 +209,15 @@ public final class Fields {
     public static final String SOURCE_CLUSTER_ID = "sourceClusterId";
     public static final String UPDATED_AT_MS = "updatedAtMs";
 
+    /**
+     * Present and false when the answering leader could not read the stop state up to date in its
+     * leader epoch (the fields may be behind what a previous leader recorded); {@link #STATE_ERROR}
+     * says why.
+     */
+    public static final String STATE_CURRENT = "stateCurrent";
+
+    public static final String STATE_ERROR = "stateError";
+
     private Stop() {}
   }
 

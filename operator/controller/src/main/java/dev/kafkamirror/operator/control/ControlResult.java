@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
+import dev.kafkamirror.operator.core.StopChaining;
 
 /**
  * One partition's answer to a control call: the result fields, or an error code and message.
@@ -33,6 +34,45 @@ public record ControlResult(
 
   public boolean ok() {
     return errorCode == null;
+  }
+
+  /**
+   * This result as an answer to a step call, as {@link StopChaining} reads it: the error code, or
+   * the fields every stop step answers with ({@code state}, {@code leaderEpoch}, {@code
+   * logEndOffset}, {@code stop}). A field that is absent or of another type than the contract's is
+   * left null (the rule then observes again); never throws.
+   *
+   * @param leader whether the call was the partition's leader call
+   */
+  public StopChaining.Answer stepAnswer(boolean leader) {
+    if (!ok() || body == null || !body.isObject()) {
+      return StopChaining.Answer.failed(key, brokerId, leader, ok() ? MISSING_RESULT : errorCode);
+    }
+    JsonNode stopNode = body.get(Fields.StepResult.STOP);
+    PartitionObservation.Stop stop = null;
+    boolean current = true;
+    if (stopNode != null && stopNode.isObject()) {
+      try {
+        stop = DESCRIBE_READER.treeToValue(stopNode, PartitionObservation.Stop.class);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+        stop = null;
+      }
+      JsonNode currentNode = stopNode.get(Fields.Stop.STATE_CURRENT);
+      current = currentNode == null || !currentNode.isBoolean() || currentNode.booleanValue();
+    }
+    JsonNode epoch = body.get(Fields.StepResult.LEADER_EPOCH);
+    JsonNode logEnd = body.get(Fields.StepResult.LOG_END_OFFSET);
+    JsonNode state = body.get(Fields.StepResult.STATE);
+    return new StopChaining.Answer(
+        key,
+        brokerId,
+        leader,
+        null,
+        epoch != null && epoch.isInt() ? epoch.intValue() : null,
+        logEnd != null && logEnd.isIntegralNumber() ? logEnd.longValue() : null,
+        state != null && state.isTextual() ? state.textValue() : null,
+        stop,
+        current);
   }
 
   /**

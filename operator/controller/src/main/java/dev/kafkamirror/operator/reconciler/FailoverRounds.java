@@ -12,6 +12,7 @@ import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
 import dev.kafkamirror.operator.core.PartitionPhase;
+import dev.kafkamirror.operator.core.StopChaining;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.DiscardKeeper;
 import java.util.ArrayList;
@@ -38,6 +39,10 @@ import org.slf4j.LoggerFactory;
  *       hook runs (the reconciler persists that the stop began); if it throws, nothing is called.
  *   <li>Rounds end early when the plan refuses (another source, another mirror), has no work, or a
  *       round succeeded in no call (the next reconcile looks again after the requeue delay).
+ *   <li>A round of a stop is planned from the previous round's answers instead of a new observation
+ *       only when {@link StopChaining} says every call of that round succeeded as recorded; any
+ *       error, moved leader or unknown answer observes again. The last observation (the status's)
+ *       is always a real one.
  *   <li>{@link Progress} holds the last observation and plan even when a Kafka call fails midway,
  *       so that the status shows what was last known.
  *   <li>A partition whose mirror had halted and whose remove-fetchers call its leader accepted in
@@ -228,9 +233,17 @@ public final class FailoverRounds {
     boolean stopRecorded = request.stopRecorded();
     boolean followers = request.intent().target() != MirrorIntent.Target.STOPPED;
     boolean observeAgain = true;
+    // The observation the previous round's answers describe (StopChaining), or null: observe.
+    List<PartitionObservation> chained = null;
     for (int round = 0; round < maxRounds; round++) {
       long observeStarted = System.nanoTime();
-      progress.observation = driver.observe(request.mirror(), request.destination(), followers);
+      boolean fromAnswers = chained != null;
+      progress.observation =
+          fromAnswers
+              ? new MirrorDriver.Observation(
+                  chained, progress.observation.placements(), progress.observation.brokerHosts())
+              : driver.observe(request.mirror(), request.destination(), followers);
+      chained = null;
       long observedNanos = System.nanoTime() - observeStarted;
       progress.plan = plan(request, progress.observation);
       BrokerControl.Failback failback = null;
@@ -247,7 +260,8 @@ public final class FailoverRounds {
       }
       FailoverPlan plan = progress.plan;
       if (!plan.refusals().isEmpty() || !plan.hasWork()) {
-        observeAgain = false;
+        // The status is computed from a real observation, never from the answers alone.
+        observeAgain = fromAnswers;
         break;
       }
       if (failback != null && !failback.dryRun() && request.failback().keep() != null) {
@@ -303,15 +317,28 @@ public final class FailoverRounds {
             .forEach(e -> progress.failbackRefused.add(e.getKey()));
       }
       recordHaltedStops(plan, progress, result.leaderErrors().keySet());
+      StopChaining.Verdict verdict =
+          failback != null
+              ? null
+              : StopChaining.next(
+                  request.intent(), plan, progress.observation.partitions(), result.answers());
+      if (verdict != null && verdict.chained()) {
+        chained = verdict.observations();
+      }
       LOG.debug(
-          "clusterMirror={} round={} observeMs={} actMs={} actions={} calls={} succeeded={}",
+          "clusterMirror={} round={} observeMs={} fromAnswers={} actMs={} actions={} calls={}"
+              + " succeeded={} next={}",
           request.ref(),
           round,
           TimeUnit.NANOSECONDS.toMillis(observedNanos),
+          fromAnswers,
           TimeUnit.NANOSECONDS.toMillis(actNanos),
           actionsOf(plan),
           result.calls(),
-          result.succeeded());
+          result.succeeded(),
+          verdict == null
+              ? "observe (failback)"
+              : verdict.chained() ? "from answers" : "observe: " + verdict.observeBecause());
       if (result.succeeded() == 0) {
         break;
       }

@@ -9,6 +9,7 @@ import dev.kafkamirror.operator.core.FailoverPlan;
 import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
+import dev.kafkamirror.operator.core.StopChaining;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.PartitionPlacement;
 import java.util.ArrayList;
@@ -166,20 +167,22 @@ public final class MirrorDriver {
     return out;
   }
 
-  /** What one round of calls did. */
   /**
    * What one round of calls did.
    *
    * @param alignments a failback start's {@code alignment} answer per partition, from its leader
+   * @param answers every answer of the calls that were waited for (leaders and, for
+   *     remove-fetchers, followers), as {@link StopChaining} reads them
    */
   public record RoundResult(
       int calls,
       int succeeded,
       Map<PartitionKey, String> leaderErrors,
-      Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments) {
+      Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments,
+      List<StopChaining.Answer> answers) {
 
     public RoundResult(int calls, int succeeded, Map<PartitionKey, String> leaderErrors) {
-      this(calls, succeeded, leaderErrors, Map.of());
+      this(calls, succeeded, leaderErrors, Map.of(), List.of());
     }
   }
 
@@ -217,6 +220,7 @@ public final class MirrorDriver {
     }
     Map<PartitionKey, String> leaderErrors = new HashMap<>();
     Map<PartitionKey, com.fasterxml.jackson.databind.JsonNode> alignments = new HashMap<>();
+    List<StopChaining.Answer> answers = new ArrayList<>();
     int calls = 0;
     int succeeded = 0;
     // Group (action, broker) calls; each broker gets its calls in step order, brokers in parallel.
@@ -261,7 +265,9 @@ public final class MirrorDriver {
     first
         .values()
         .forEach(list -> list.forEach(c -> callsByAction.merge(c.action(), 1L, Long::sum)));
-    for (ControlResult r : runCalls(resourceRef, mirror, observation, first, failback)) {
+    for (Answered answered : runCalls(resourceRef, mirror, observation, first, failback)) {
+      ControlResult r = answered.result();
+      answers.add(r.stepAnswer(answered.leader()));
       calls++;
       if (r.ok()) {
         succeeded++;
@@ -326,36 +332,50 @@ public final class MirrorDriver {
             }
           });
     }
-    return new RoundResult(calls, succeeded, leaderErrors, alignments);
+    return new RoundResult(calls, succeeded, leaderErrors, alignments, answers);
   }
 
   private record Call(Action action, List<PartitionKey> keys, boolean leader) {}
 
+  /** One partition's result of a leader or follower call. */
+  private record Answered(ControlResult result, boolean leader) {}
+
   /**
-   * Runs the calls, brokers in parallel and one call at a time per broker (a broker works through
-   * its partitions one by one; parallel calls to it measured slower), and returns all results; a
-   * follower's errors are marked.
+   * Runs the calls, brokers in parallel, and returns all results; a follower's errors are marked.
+   * On each broker the leader calls run one at a time (a leader works through its partitions one by
+   * one, and writes their stop state; parallel leader calls to it measured slower), and the
+   * follower calls, which are independent of them (another partition set, no stop-state write), run
+   * beside them.
    */
-  private List<ControlResult> runCalls(
+  private List<Answered> runCalls(
       String resourceRef,
       ResolvedMirror mirror,
       Observation observation,
       Map<Integer, List<Call>> calls,
       BrokerControl.Failback failback) {
-    List<Future<List<ControlResult>>> futures = new ArrayList<>();
+    List<Future<List<Answered>>> futures = new ArrayList<>();
     for (Map.Entry<Integer, List<Call>> e : calls.entrySet()) {
-      futures.add(
-          executor.submit(
-              () -> {
-                List<ControlResult> out = new ArrayList<>();
-                for (Call call : e.getValue()) {
-                  out.addAll(oneCall(resourceRef, mirror, observation, e.getKey(), call, failback));
-                }
-                return out;
-              }));
+      for (boolean leader : new boolean[] {true, false}) {
+        List<Call> these = e.getValue().stream().filter(c -> c.leader() == leader).toList();
+        if (these.isEmpty()) {
+          continue;
+        }
+        futures.add(
+            executor.submit(
+                () -> {
+                  List<Answered> out = new ArrayList<>();
+                  for (Call call : these) {
+                    for (ControlResult r :
+                        oneCall(resourceRef, mirror, observation, e.getKey(), call, failback)) {
+                      out.add(new Answered(r, call.leader()));
+                    }
+                  }
+                  return out;
+                }));
+      }
     }
-    List<ControlResult> out = new ArrayList<>();
-    for (Future<List<ControlResult>> f : futures) {
+    List<Answered> out = new ArrayList<>();
+    for (Future<List<Answered>> f : futures) {
       try {
         out.addAll(f.get());
       } catch (ExecutionException e) {

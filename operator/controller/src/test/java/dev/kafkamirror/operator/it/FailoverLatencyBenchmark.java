@@ -31,12 +31,18 @@ import org.junit.jupiter.api.Test;
  * not end in IT); run it with
  *
  * <pre>
- * ./mvnw -B verify -pl operator/controller -am -Dcmo.install.skip=true \
+ * ./mvnw -B verify -pl operator/controller -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
- *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=3
+ *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
  * </pre>
  *
- * The table is printed and written to target/failover-latency.md.
+ * <p>Modes: {@code quiescent} (one committed record per partition, nothing to truncate) and {@code
+ * open} (then one transactional record per partition in a transaction left open until the stop is
+ * done: every partition has something above its last stable offset, so the truncate step fences
+ * every partition with a leadership move).
+ *
+ * <p>The table (every run, with the 1-minute load average when it began) is printed and written to
+ * target/failover-latency.md.
  */
 class FailoverLatencyBenchmark {
 
@@ -49,9 +55,20 @@ class FailoverLatencyBenchmark {
       sizes.add(Integer.parseInt(s.trim()));
     }
     int runs = Integer.getInteger("cmo.bench.runs", 3);
+    List<String> modes = new ArrayList<>();
+    for (String m : System.getProperty("cmo.bench.modes", "quiescent").split(",")) {
+      String mode = m.trim();
+      if (!mode.equals("quiescent") && !mode.equals("open")) {
+        throw new IllegalArgumentException(
+            "cmo.bench.modes: unknown mode " + mode + "; use quiescent, open or both");
+      }
+      modes.add(mode);
+    }
     StringBuilder table = new StringBuilder();
-    table.append("| partitions | runs | median ms | min ms | max ms | all runs ms |\n");
-    table.append("|---:|---:|---:|---:|---:|---|\n");
+    table.append(
+        "| partitions | mode | runs | median ms | min ms | max ms | all runs ms | load average"
+            + " (1 min) at each run |\n");
+    table.append("|---:|---|---:|---:|---:|---:|---|---|\n");
     try (OperatorTestEnvironment env = OperatorTestEnvironment.start()) {
       KubernetesClient client = env.client();
       KafkaCluster source =
@@ -63,95 +80,165 @@ class FailoverLatencyBenchmark {
       env.installCrdAndNamespaces(NS);
       env.startOperator(Map.of("CMO_RESYNC_MS", "30000"));
       for (int size : sizes) {
-        List<Long> millis = new ArrayList<>();
-        for (int run = 0; run < runs; run++) {
-          String topic = "bench-" + size + "-" + run;
-          source.createTopic(topic, size, 1, Map.of());
-          try (KafkaProducer<String, String> p =
-              TestClients.idempotentProducer(source.bootstrapServers())) {
-            for (int part = 0; part < size; part++) {
-              p.send(new ProducerRecord<>(topic, part, "k", "v" + part));
+        for (String mode : modes) {
+          boolean open = mode.equals("open");
+          List<Long> millis = new ArrayList<>();
+          List<String> loads = new ArrayList<>();
+          for (int run = 0; run < runs; run++) {
+            String topic = "bench-" + size + "-" + mode + "-" + run;
+            source.createTopic(topic, size, 1, Map.of());
+            try (KafkaProducer<String, String> p =
+                TestClients.idempotentProducer(source.bootstrapServers())) {
+              for (int part = 0; part < size; part++) {
+                p.send(new ProducerRecord<>(topic, part, "k", "v" + part));
+              }
+              p.flush();
             }
-            p.flush();
-          }
-          client
-              .resource(
-                  MirrorFixtures.clusterMirror(
-                      NS,
-                      topic,
-                      source,
-                      source.clusterId(),
-                      destination,
-                      MirrorState.Mirroring,
-                      List.of(topic)))
-              .create();
-          await()
-              .atMost(Duration.ofMinutes(10))
-              .pollInterval(Duration.ofMillis(500))
-              .untilAsserted(
-                  () -> {
-                    ClusterMirrorStatus s = status(client, topic);
-                    assertThat(s).isNotNull();
-                    assertThat(s.getPartitionCounts().getMirroring()).isEqualTo(size);
-                    assertThat(s.getMaxLagRecords()).isZero();
-                    assertThat(s.getPartitions())
-                        .allSatisfy(x -> assertThat(x.getLagRecords()).isEqualTo(0L));
-                  });
-          System.out.println(
-              "failover "
-                  + size
-                  + " partitions run "
-                  + run
-                  + ": patching spec.state at "
-                  + Instant.now());
-          long start = System.nanoTime();
-          client
-              .resources(ClusterMirror.class)
-              .inNamespace(NS)
-              .withName(topic)
-              .edit(
-                  cr -> {
-                    cr.getSpec().setState(MirrorState.Stopped);
-                    return cr;
-                  });
-          await()
-              .atMost(Duration.ofMinutes(10))
-              .pollInterval(Duration.ofMillis(20))
-              .until(() -> stopped(status(client, topic)));
-          long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-          millis.add(ms);
-          System.out.println("failover " + size + " partitions run " + run + ": " + ms + " ms");
-          // Each run starts from brokers without the previous runs' partitions.
-          client.resources(ClusterMirror.class).inNamespace(NS).withName(topic).delete();
-          for (KafkaCluster c : List.of(source, destination)) {
-            try (org.apache.kafka.clients.admin.Admin admin = c.admin()) {
-              admin.deleteTopics(List.of(topic)).all().get(120, TimeUnit.SECONDS);
+            client
+                .resource(
+                    MirrorFixtures.clusterMirror(
+                        NS,
+                        topic,
+                        source,
+                        source.clusterId(),
+                        destination,
+                        MirrorState.Mirroring,
+                        List.of(topic)))
+                .create();
+            awaitMirroredAtLagZero(client, topic, size);
+            KafkaProducer<String, String> openTransaction = null;
+            if (open) {
+              // One record per partition in a transaction that stays open until the stop is done.
+              openTransaction = openTransactionInEveryPartition(source, topic, size);
+              awaitMirroredAtLagZero(client, topic, size);
+            }
+            String load = loadAverage();
+            loads.add(load);
+            System.out.println(
+                "failover "
+                    + size
+                    + " partitions "
+                    + mode
+                    + " run "
+                    + run
+                    + ": patching spec.state at "
+                    + Instant.now()
+                    + " (load average "
+                    + load
+                    + ")");
+            long start = System.nanoTime();
+            client
+                .resources(ClusterMirror.class)
+                .inNamespace(NS)
+                .withName(topic)
+                .edit(
+                    cr -> {
+                      cr.getSpec().setState(MirrorState.Stopped);
+                      return cr;
+                    });
+            await()
+                .atMost(Duration.ofMinutes(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> stopped(status(client, topic)));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            millis.add(ms);
+            System.out.println(
+                "failover " + size + " partitions " + mode + " run " + run + ": " + ms + " ms");
+            if (openTransaction != null) {
+              // The mirror is stopped: the abort markers stay on the source.
+              openTransaction.abortTransaction();
+              openTransaction.close(Duration.ofSeconds(30));
+            }
+            // Each run starts from brokers without the previous runs' partitions.
+            client.resources(ClusterMirror.class).inNamespace(NS).withName(topic).delete();
+            for (KafkaCluster c : List.of(source, destination)) {
+              try (org.apache.kafka.clients.admin.Admin admin = c.admin()) {
+                admin.deleteTopics(List.of(topic)).all().get(120, TimeUnit.SECONDS);
+              }
             }
           }
+          List<Long> sorted = new ArrayList<>(millis);
+          Collections.sort(sorted);
+          long median = sorted.get(sorted.size() / 2);
+          table
+              .append("| ")
+              .append(size)
+              .append(" | ")
+              .append(mode)
+              .append(" | ")
+              .append(runs)
+              .append(" | ")
+              .append(median)
+              .append(" | ")
+              .append(sorted.get(0))
+              .append(" | ")
+              .append(sorted.get(sorted.size() - 1))
+              .append(" | ")
+              .append(millis)
+              .append(" | ")
+              .append(loads)
+              .append(" |\n");
         }
-        List<Long> sorted = new ArrayList<>(millis);
-        Collections.sort(sorted);
-        long median = sorted.get(sorted.size() / 2);
-        table
-            .append("| ")
-            .append(size)
-            .append(" | ")
-            .append(runs)
-            .append(" | ")
-            .append(median)
-            .append(" | ")
-            .append(sorted.get(0))
-            .append(" | ")
-            .append(sorted.get(sorted.size() - 1))
-            .append(" | ")
-            .append(millis)
-            .append(" |\n");
       }
     }
     System.out.println(table);
     Path out = Path.of("target", "failover-latency.md");
     Files.createDirectories(out.getParent());
     Files.writeString(out, table.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static void awaitMirroredAtLagZero(KubernetesClient client, String topic, int size) {
+    await()
+        .atMost(Duration.ofMinutes(10))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              ClusterMirrorStatus s = status(client, topic);
+              assertThat(s).isNotNull();
+              assertThat(s.getPartitionCounts().getMirroring()).isEqualTo(size);
+              assertThat(s.getMaxLagRecords()).isZero();
+              assertThat(s.getPartitions())
+                  .allSatisfy(x -> assertThat(x.getLagRecords()).isEqualTo(0L));
+            });
+  }
+
+  /**
+   * A transactional producer that wrote one record to each partition of {@code topic} and left its
+   * transaction open (timeout 10 minutes, so that the source's coordinator does not abort it during
+   * the run); the caller closes it.
+   */
+  private static KafkaProducer<String, String> openTransactionInEveryPartition(
+      KafkaCluster source, String topic, int size) {
+    java.util.Properties props = new java.util.Properties();
+    props.put("bootstrap.servers", source.bootstrapServers());
+    props.put("transactional.id", topic + "-open");
+    props.put("transaction.timeout.ms", "600000");
+    props.put(
+        "key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+    props.put(
+        "value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+    KafkaProducer<String, String> p = new KafkaProducer<>(props);
+    try {
+      p.initTransactions();
+      p.beginTransaction();
+      for (int part = 0; part < size; part++) {
+        p.send(new ProducerRecord<>(topic, part, "k", "open" + part));
+      }
+      p.flush();
+      return p;
+    } catch (RuntimeException e) {
+      p.close(Duration.ZERO);
+      throw e;
+    }
+  }
+
+  /** The 1-minute load average ({@code /proc/loadavg}), or "unknown". */
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   private static boolean stopped(ClusterMirrorStatus s) {

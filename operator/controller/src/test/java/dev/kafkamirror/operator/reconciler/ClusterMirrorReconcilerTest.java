@@ -76,6 +76,54 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void aStopWhoseStepsAllSucceedGoesFromStepToStepWithoutDescribingTheDestinationInBetween() {
+    // Given three mirroring partitions whose leaders answer each step with the recorded step
+    rig.mirroring(3);
+    rig.control.answersWithStopState();
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then the five steps follow one another with no describe between them
+    List<String> calls = rig.control.calls().stream().map(TestingBrokerControl.Call::what).toList();
+    int firstStep = calls.indexOf("REMOVE_FETCHERS");
+    int lastStep = calls.lastIndexOf("MAKE_WRITABLE");
+    assertThat(firstStep).as(calls.toString()).isGreaterThan(0);
+    assertThat(calls.subList(0, firstStep)).as(calls.toString()).contains("DESCRIBE");
+    assertThat(calls.subList(firstStep, lastStep + 1))
+        .as(calls.toString())
+        .doesNotContain("DESCRIBE")
+        .containsSubsequence(
+            "REMOVE_FETCHERS", "TRUNCATE", "PERSIST_OFFSETS", "WRITE_BARRIER", "MAKE_WRITABLE");
+    // And the status comes from a describe after the last step: Stopped=True
+    assertThat(calls.subList(lastStep, calls.size())).as(calls.toString()).contains("DESCRIBE");
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).isTrue();
+  }
+
+  @Test
+  void aStepAnsweredWithAnErrorForOnePartitionIsFollowedByADescribeBeforeTheNextStep() {
+    // Given two mirroring partitions; partition 1's leader answers its first truncate with
+    // LEADER_MOVED (a fence), partition 0's truncates
+    rig.mirroring(2);
+    rig.control.answersWithStopState();
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then remove-fetchers went straight on to truncate, the destination was described before
+    // the step after the failed truncate, and the stop still ended: Stopped=True
+    List<String> calls = rig.control.calls().stream().map(TestingBrokerControl.Call::what).toList();
+    int removed = calls.indexOf("REMOVE_FETCHERS");
+    int truncated = calls.indexOf("TRUNCATE");
+    assertThat(calls.subList(removed, truncated)).as(calls.toString()).doesNotContain("DESCRIBE");
+    assertThat(calls.get(truncated + 1)).as(calls.toString()).isEqualTo("DESCRIBE");
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).as(calls.toString()).isTrue();
+  }
+
+  @Test
   void aStopThatCannotBeRecordedMakesNoDestructiveCallAndFailsTheReconcile() {
     // Given mirroring partitions, a Stopped ClusterMirror, and a status that cannot be written
     rig.mirroring(2);

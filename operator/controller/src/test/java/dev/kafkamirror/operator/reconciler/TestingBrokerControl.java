@@ -45,8 +45,11 @@ final class TestingBrokerControl implements BrokerControl {
   private final Set<Integer> unreachable = ConcurrentHashMap.newKeySet();
   private final Set<Integer> withoutRegistration = ConcurrentHashMap.newKeySet();
   private final Map<Action, String> failures = new ConcurrentHashMap<>();
+  private final Map<Action, Map<PartitionKey, String>> partitionFailures =
+      new ConcurrentHashMap<>();
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private final Journal journal;
+  private volatile boolean answersWithStopState;
 
   TestingBrokerControl(Journal journal) {
     this.journal = journal;
@@ -89,6 +92,20 @@ final class TestingBrokerControl implements BrokerControl {
   /** Every later call of {@code action} fails on the leader with {@code code}. */
   void fail(Action action, String code) {
     failures.put(action, code);
+  }
+
+  /**
+   * Every later successful step call answers as the plugin does: the partition's mirror state,
+   * leader epoch and log end, and its stop fields after the call (without this, an answer carries
+   * only the partition's name).
+   */
+  void answersWithStopState() {
+    answersWithStopState = true;
+  }
+
+  /** The next call of {@code action} fails for {@code key} alone, with {@code code}; once. */
+  void failOnce(Action action, PartitionKey key, String code) {
+    partitionFailures.computeIfAbsent(action, a -> new ConcurrentHashMap<>()).put(key, code);
   }
 
   List<Call> calls() {
@@ -187,6 +204,10 @@ final class TestingBrokerControl implements BrokerControl {
         continue;
       }
       String failure = failures.get(action);
+      Map<PartitionKey, String> once = partitionFailures.get(action);
+      if (failure == null && once != null) {
+        failure = once.remove(key);
+      }
       if (failure != null) {
         out.add(
             new ControlResult(
@@ -204,6 +225,15 @@ final class TestingBrokerControl implements BrokerControl {
       ObjectNode body = MAPPER.createObjectNode();
       body.put(Fields.TOPIC, key.topic());
       body.put(Fields.PARTITION, key.partition());
+      if (answersWithStopState) {
+        ObjectNode described = describeBody(key, brokerId);
+        body.put(Fields.StepResult.STATE, p.mirrorState);
+        body.set(Fields.StepResult.LEADER_EPOCH, described.get(Fields.Describe.LEADER_EPOCH));
+        body.set(Fields.StepResult.LOG_END_OFFSET, described.get(Fields.Describe.LOG_END_OFFSET));
+        if (described.has(Fields.Describe.STOP)) {
+          body.set(Fields.StepResult.STOP, described.get(Fields.Describe.STOP));
+        }
+      }
       out.add(new ControlResult(key, brokerId, body, null, null));
     }
     return out;

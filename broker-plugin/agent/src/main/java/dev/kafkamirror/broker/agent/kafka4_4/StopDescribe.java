@@ -70,8 +70,8 @@ final class StopDescribe {
     // This replica refused to turn writable: its reset could not be verified.
     resetFailure.ifPresent(f -> more.put("resetCheckError", f));
     if (stale != null) {
-      more.put("stateCurrent", false);
-      more.put("stateError", stale);
+      more.put(Fields.Stop.STATE_CURRENT, false);
+      more.put(Fields.Stop.STATE_ERROR, stale);
     }
     return more;
   }

@@ -1,0 +1,273 @@
+package dev.kafkamirror.operator.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Whether the next round of a stop may be planned from the answers of the round that just ran,
+ * instead of observing the destination again (Kafka metadata plus one describe per leader). Pure:
+ * no I/O, so that the rule is unit-tested.
+ *
+ * <p>Every stop step's answer carries what describe would say of the partition's stop (its durable
+ * stop fields as the leader recorded them, read up to date in its leader epoch), its mirror state
+ * and its leader epoch. When every call of a round succeeded as expected, the observation that
+ * would follow is the last one with those fields replaced, so observing again only costs time.
+ *
+ * <p>The rule is strict; any doubt observes again:
+ *
+ * <ul>
+ *   <li>only a stop (target STOPPED, not a failback), with no refusal and no stop hazard;
+ *   <li>every partition of the plan either took a stop step this round or is already STOPPED with
+ *       nothing to call (a partition that waits, failed, or whose describe failed observes again);
+ *   <li>every call answered, leaders and followers alike, without an error (NOT_LEADER,
+ *       LEADER_MOVED after a fence, TIMEOUT, UNREACHABLE, ...);
+ *   <li>each stepped partition has exactly one answer from the leader of the last observation, in
+ *       the same leader epoch, with a mirror registration known from that observation;
+ *   <li>each such answer reports the stop step that its call records (remove-fetchers
+ *       FETCHERS_REMOVED, truncate TRUNCATED, persist-offsets OFFSETS_PERSISTED, barrier
+ *       BARRIER_WRITTEN, make-writable STOPPED with a barrier offset) and the mirror state that
+ *       goes with it (STOPPING, then STOPPED after make-writable), read up to date ({@code
+ *       stateCurrent} not false); anything else (an earlier or later step, an unknown name, a
+ *       missing field) is an unknown answer.
+ * </ul>
+ *
+ * <p>A chained observation is used for planning only: the status of a reconcile is always computed
+ * from a real observation (the rounds observe again before they end).
+ *
+ * <p>Safety does not rest on this rule: every step is checked by the leader's plugin against the
+ * durable stop state (a step out of order is refused), and the plan is the same function of the
+ * same fields a describe would give.
+ */
+public final class StopChaining {
+
+  private StopChaining() {}
+
+  /**
+   * One partition's answer to a stop step call.
+   *
+   * @param brokerId the broker that answered
+   * @param leader whether the call was the partition's leader call (false: a follower call)
+   * @param errorCode the plugin's or the client's error code; null on success
+   * @param leaderEpoch the answering broker's leader epoch of the partition; null when absent
+   * @param logEndOffset the log end after the step; null when absent
+   * @param state the mirror state after the step ({@code state}); null when absent
+   * @param stop the durable stop fields ({@code stop}); null when absent or not readable
+   * @param stateCurrent false when the answer says its stop state was not read up to date
+   */
+  public record Answer(
+      PartitionKey key,
+      int brokerId,
+      boolean leader,
+      String errorCode,
+      Integer leaderEpoch,
+      Long logEndOffset,
+      String state,
+      PartitionObservation.Stop stop,
+      boolean stateCurrent) {
+
+    /** A failed call's answer. */
+    public static Answer failed(PartitionKey key, int brokerId, boolean leader, String errorCode) {
+      return new Answer(key, brokerId, leader, errorCode, null, null, null, null, true);
+    }
+
+    public boolean ok() {
+      return errorCode == null;
+    }
+  }
+
+  /**
+   * The rule's verdict.
+   *
+   * @param observations the observation to plan the next round from; null when the destination must
+   *     be observed again
+   * @param observeBecause why it must, naming the partition and broker; null when chained
+   */
+  public record Verdict(List<PartitionObservation> observations, String observeBecause) {
+
+    public boolean chained() {
+      return observations != null;
+    }
+
+    static Verdict observe(String because) {
+      return new Verdict(null, because);
+    }
+  }
+
+  /**
+   * The observation after a round, from the round's answers, or why it must be observed.
+   *
+   * @param plan the plan the round carried out
+   * @param observed the observation the plan was made from
+   * @param answers every answer of the round's calls, leaders and followers
+   */
+  public static Verdict next(
+      MirrorIntent intent,
+      FailoverPlan plan,
+      List<PartitionObservation> observed,
+      List<Answer> answers) {
+    if (intent.target() != MirrorIntent.Target.STOPPED || intent.failback()) {
+      return Verdict.observe("not a stop");
+    }
+    if (!plan.refusals().isEmpty() || !plan.stopHazards().isEmpty()) {
+      return Verdict.observe("the plan refuses or waits for a stop hazard");
+    }
+    Map<PartitionKey, PartitionObservation> byKey = new HashMap<>();
+    for (PartitionObservation o : observed) {
+      byKey.put(o.key(), o);
+    }
+    Map<PartitionKey, Action> stepped = new HashMap<>();
+    for (PartitionDecision d : plan.decisions()) {
+      if (d.action().isStopStep()) {
+        stepped.put(d.key(), d.action());
+      } else if (!(d.action() == Action.NONE && d.phase() == PartitionPhase.STOPPED)) {
+        return Verdict.observe(
+            "partition " + d.key() + " was " + d.action() + " in phase " + d.phase());
+      }
+    }
+    if (stepped.isEmpty()) {
+      return Verdict.observe("no stop step was taken");
+    }
+    Map<PartitionKey, Answer> fromLeaders = new HashMap<>();
+    Set<PartitionKey> duplicated = new HashSet<>();
+    for (Answer a : answers) {
+      if (!a.ok()) {
+        return Verdict.observe(
+            "partition "
+                + a.key()
+                + " answered "
+                + a.errorCode()
+                + " from broker "
+                + a.brokerId()
+                + (a.leader() ? " (leader call)" : " (follower call)"));
+      }
+      if (!stepped.containsKey(a.key())) {
+        return Verdict.observe(
+            "partition " + a.key() + " answered from broker " + a.brokerId() + " unasked");
+      }
+      if (a.leader() && fromLeaders.put(a.key(), a) != null) {
+        duplicated.add(a.key());
+      }
+    }
+    if (!duplicated.isEmpty()) {
+      return Verdict.observe("partitions " + duplicated + " answered twice as leader");
+    }
+    Map<PartitionKey, PartitionObservation> next = new HashMap<>();
+    for (Map.Entry<PartitionKey, Action> e : stepped.entrySet()) {
+      PartitionKey key = e.getKey();
+      PartitionObservation before = byKey.get(key);
+      Answer a = fromLeaders.get(key);
+      String unknown = unknownAnswer(key, e.getValue(), before, a);
+      if (unknown != null) {
+        return Verdict.observe(unknown);
+      }
+      next.put(key, chained(before, a));
+    }
+    List<PartitionObservation> out = new ArrayList<>();
+    for (PartitionObservation o : observed) {
+      out.add(next.getOrDefault(o.key(), o));
+    }
+    return new Verdict(out, null);
+  }
+
+  /** Why {@code a} is not the answer {@code action} gives when it did its work; null when it is. */
+  private static String unknownAnswer(
+      PartitionKey key, Action action, PartitionObservation before, Answer a) {
+    if (a == null) {
+      return "partition " + key + " has no answer from its leader to " + action;
+    }
+    String from = " from broker " + a.brokerId() + " to " + action;
+    if (before == null || before.described() == null || before.described().mirror() == null) {
+      return "partition " + key + " had no mirror registration in the last observation";
+    }
+    if (before.leaderId() == null || before.leaderId() != a.brokerId()) {
+      return "partition " + key + " answered" + from + ", not from its observed leader";
+    }
+    Integer epoch = before.described().leaderEpoch();
+    if (epoch == null || a.leaderEpoch() == null || !epoch.equals(a.leaderEpoch())) {
+      return "partition "
+          + key
+          + " answered in leader epoch "
+          + a.leaderEpoch()
+          + from
+          + ", observed in "
+          + epoch;
+    }
+    if (!a.stateCurrent()) {
+      return "partition " + key + " answered" + from + " from a stop state not read up to date";
+    }
+    ReportedStopStep expected = recordedBy(action);
+    ReportedStopStep step = a.stop() == null ? null : ReportedStopStep.parse(a.stop().step());
+    if (step != expected) {
+      return "partition "
+          + key
+          + " answered step "
+          + (a.stop() == null ? null : a.stop().step())
+          + from
+          + ", expected "
+          + expected;
+    }
+    ReportedMirrorState state = ReportedMirrorState.parse(a.state());
+    ReportedMirrorState expectedState =
+        action == Action.MAKE_WRITABLE ? ReportedMirrorState.STOPPED : ReportedMirrorState.STOPPING;
+    if (state != expectedState) {
+      return "partition "
+          + key
+          + " answered mirror state "
+          + a.state()
+          + from
+          + ", expected "
+          + expectedState;
+    }
+    if (step == ReportedStopStep.STOPPED && a.stop().barrierOffset() == null) {
+      return "partition " + key + " answered STOPPED without a barrier offset" + from;
+    }
+    return null;
+  }
+
+  /** The durable step a successful call of {@code action} leaves on the leader. */
+  static ReportedStopStep recordedBy(Action action) {
+    return switch (action) {
+      case REMOVE_FETCHERS -> ReportedStopStep.FETCHERS_REMOVED;
+      case TRUNCATE -> ReportedStopStep.TRUNCATED;
+      case PERSIST_OFFSETS -> ReportedStopStep.OFFSETS_PERSISTED;
+      case WRITE_BARRIER -> ReportedStopStep.BARRIER_WRITTEN;
+      case MAKE_WRITABLE -> ReportedStopStep.STOPPED;
+      default -> throw new IllegalArgumentException(action + " is not a stop step");
+    };
+  }
+
+  /** {@code before} as the leader's answer describes it now. */
+  private static PartitionObservation chained(PartitionObservation before, Answer a) {
+    PartitionObservation.Described d = before.described();
+    PartitionObservation.Mirror m = d.mirror();
+    PartitionObservation.Mirror mirror =
+        new PartitionObservation.Mirror(
+            m.mirrorName(),
+            a.state(),
+            m.sourceClusterId(),
+            m.expectedSourceClusterId(),
+            m.lastMirroredOffset(),
+            m.lagRecords(),
+            m.lastError(),
+            m.failedReason(),
+            m.sourceTopicId());
+    return PartitionObservation.described(
+        before.key(),
+        before.leaderId(),
+        before.replicas(),
+        new PartitionObservation.Described(
+            d.stopAware(),
+            d.role(),
+            a.leaderEpoch(),
+            a.logEndOffset() != null ? a.logEndOffset() : d.logEndOffset(),
+            d.highWatermark(),
+            d.lastStableOffset(),
+            mirror,
+            a.stop(),
+            d.barrierResets()));
+  }
+}

@@ -1,0 +1,354 @@
+package dev.kafkamirror.operator.core;
+
+import static dev.kafkamirror.operator.core.Observations.described;
+import static dev.kafkamirror.operator.core.Observations.intent;
+import static dev.kafkamirror.operator.core.Observations.key;
+import static dev.kafkamirror.operator.core.Observations.mirror;
+import static dev.kafkamirror.operator.core.Observations.stop;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class StopChainingTest {
+
+  private static final MirrorIntent STOP = intent(MirrorIntent.Target.STOPPED);
+
+  /** Observations' leader is broker 1 in epoch 5, followers 2 and 3. */
+  private static final int LEADER = 1;
+
+  private static final int EPOCH = 5;
+
+  @Test
+  void aStopWhoseCallsAllSucceededPlansEachNextStepFromTheAnswersUntilStopped() {
+    // Given two mirroring partitions observed once, and leaders that answer each step as recorded
+    List<PartitionObservation> observed =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 0), null));
+    List<Action> actions = new ArrayList<>();
+
+    // When every round is planned from the previous round's answers
+    for (int round = 0; round < 6; round++) {
+      FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+      if (!plan.hasWork()) {
+        break;
+      }
+      Action action = plan.decisions().get(0).action();
+      actions.add(action);
+      StopChaining.Verdict verdict =
+          StopChaining.next(STOP, plan, observed, answersOf(plan, action));
+      assertThat(verdict.observeBecause()).isNull();
+      observed = verdict.observations();
+    }
+
+    // Then the five steps follow one another without an observation, and both end STOPPED
+    assertThat(actions)
+        .containsExactly(
+            Action.REMOVE_FETCHERS,
+            Action.TRUNCATE,
+            Action.PERSIST_OFFSETS,
+            Action.WRITE_BARRIER,
+            Action.MAKE_WRITABLE);
+    assertThat(FailoverPlanner.plan(STOP, observed, null, 1_000).decisions())
+        .extracting(PartitionDecision::phase)
+        .containsOnly(PartitionPhase.STOPPED);
+  }
+
+  static Stream<Arguments> answersThatObserveAgain() {
+    return Stream.of(
+        Arguments.of(
+            "a leader answered LEADER_MOVED (truncate fenced)",
+            Action.TRUNCATE,
+            (UnaryOperator<StopChaining.Answer>)
+                a -> StopChaining.Answer.failed(a.key(), a.brokerId(), true, "LEADER_MOVED")),
+        Arguments.of(
+            "a leader answered NOT_LEADER",
+            Action.PERSIST_OFFSETS,
+            (UnaryOperator<StopChaining.Answer>)
+                a -> StopChaining.Answer.failed(a.key(), a.brokerId(), true, "NOT_LEADER")),
+        Arguments.of(
+            "a leader timed out",
+            Action.WRITE_BARRIER,
+            (UnaryOperator<StopChaining.Answer>)
+                a -> StopChaining.Answer.failed(a.key(), a.brokerId(), true, "TIMEOUT")),
+        Arguments.of(
+            "another broker answered as leader",
+            Action.TRUNCATE,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), 2, true, null, EPOCH, 10L, a.state(), a.stop(), true)),
+        Arguments.of(
+            "the leader epoch moved",
+            Action.TRUNCATE,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), LEADER, true, null, EPOCH + 1, 10L, a.state(), a.stop(), true)),
+        Arguments.of(
+            "truncate answered TRUNCATING",
+            Action.TRUNCATE,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(),
+                        LEADER,
+                        true,
+                        null,
+                        EPOCH,
+                        10L,
+                        "STOPPING",
+                        stop("TRUNCATING", null),
+                        true)),
+        Arguments.of(
+            "the answer names a later step than the call records",
+            Action.PERSIST_OFFSETS,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(),
+                        LEADER,
+                        true,
+                        null,
+                        EPOCH,
+                        10L,
+                        "STOPPING",
+                        stop("BARRIER_WRITTEN", 100L),
+                        true)),
+        Arguments.of(
+            "the answer carries no stop fields",
+            Action.WRITE_BARRIER,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), LEADER, true, null, EPOCH, 10L, "STOPPING", null, true)),
+        Arguments.of(
+            "the answer names an unknown step",
+            Action.WRITE_BARRIER,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(),
+                        LEADER,
+                        true,
+                        null,
+                        EPOCH,
+                        10L,
+                        "STOPPING",
+                        stop("BARRIER_WRITTEN_TWICE", 100L),
+                        true)),
+        Arguments.of(
+            "the answer carries no leader epoch",
+            Action.PERSIST_OFFSETS,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), LEADER, true, null, null, 10L, a.state(), a.stop(), true)),
+        Arguments.of(
+            "the stop state was not read up to date",
+            Action.PERSIST_OFFSETS,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), LEADER, true, null, EPOCH, 10L, a.state(), a.stop(), false)),
+        Arguments.of(
+            "make-writable left the mirror STOPPING",
+            Action.MAKE_WRITABLE,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), LEADER, true, null, EPOCH, 10L, "STOPPING", a.stop(), true)),
+        Arguments.of(
+            "make-writable answered STOPPED without a barrier offset",
+            Action.MAKE_WRITABLE,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(),
+                        LEADER,
+                        true,
+                        null,
+                        EPOCH,
+                        10L,
+                        "STOPPED",
+                        stop("STOPPED", null),
+                        true)),
+        Arguments.of(
+            "an unknown mirror state",
+            Action.TRUNCATE,
+            (UnaryOperator<StopChaining.Answer>)
+                a ->
+                    new StopChaining.Answer(
+                        a.key(), LEADER, true, null, EPOCH, 10L, "HALTING", a.stop(), true)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("answersThatObserveAgain")
+  void anyErrorMovedLeaderOrUnknownAnswerObservesAgain(
+      String why, Action action, UnaryOperator<StopChaining.Answer> spoil) {
+    // Given two partitions that took the same stop step, and one of them answered otherwise
+    List<PartitionObservation> observed = observedBefore(action);
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    assertThat(plan.decisions()).extracting(PartitionDecision::action).containsOnly(action);
+    List<StopChaining.Answer> answers = new ArrayList<>(answersOf(plan, action));
+    answers.set(1, spoil.apply(answers.get(1)));
+
+    // When the next round is decided
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then the destination is observed again, and the reason names the partition
+    assertThat(verdict.chained()).as(why).isFalse();
+    assertThat(verdict.observations()).isNull();
+    assertThat(verdict.observeBecause()).contains(key(1).toString());
+  }
+
+  @Test
+  void aFollowerCallThatFailedObservesAgain() {
+    // Given remove-fetchers answered by both leaders, and one follower that did not answer
+    List<PartitionObservation> observed = observedBefore(Action.REMOVE_FETCHERS);
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = new ArrayList<>(answersOf(plan, Action.REMOVE_FETCHERS));
+    answers.add(StopChaining.Answer.failed(key(0), 3, false, "UNREACHABLE"));
+
+    // When the next round is decided
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then it observes again, naming the follower's broker
+    assertThat(verdict.chained()).isFalse();
+    assertThat(verdict.observeBecause()).contains("UNREACHABLE").contains("broker 3");
+  }
+
+  @Test
+  void aPartitionWithoutAnAnswerFromItsLeaderObservesAgain() {
+    // Given two partitions planned for truncate and only one answer
+    List<PartitionObservation> observed = observedBefore(Action.TRUNCATE);
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = answersOf(plan, Action.TRUNCATE).subList(0, 1);
+
+    // When the next round is decided
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then it observes again
+    assertThat(verdict.chained()).isFalse();
+    assertThat(verdict.observeBecause()).contains(key(1).toString());
+  }
+
+  @Test
+  void aPartitionThatWaitsInThePlanObservesAgainEvenWhenTheOthersSucceeded() {
+    // Given one partition with its stop going and one without a leader (WAIT)
+    List<PartitionObservation> observed =
+        List.of(
+            described(0, mirror("STOPPING", 0), stop("TRUNCATED", null)),
+            PartitionObservation.failed(key(1), null, List.of(1, 2, 3), "NO_LEADER", "no leader"));
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = List.of(answer(key(0), Action.PERSIST_OFFSETS));
+
+    // When the next round is decided
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then it observes again: only a fresh look can tell when the waiting partition has a leader
+    assertThat(verdict.chained()).isFalse();
+    assertThat(verdict.observeBecause()).contains(key(1).toString()).contains("WAIT");
+  }
+
+  @Test
+  void onlyAStopIsChained() {
+    // Given a round of mirroring starts and a failback stop, each with every call answered
+    List<PartitionObservation> observed = List.of(described(0, mirror("MIRRORING", 0), null));
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = answersOf(plan, Action.REMOVE_FETCHERS);
+    MirrorIntent mirroring = intent(MirrorIntent.Target.MIRRORING);
+    MirrorIntent failbackStop =
+        new MirrorIntent(
+            MirrorIntent.Target.STOPPED, Observations.MIRROR, Observations.SOURCE, false, true);
+
+    // When the next round is decided
+    StopChaining.Verdict forMirroring = StopChaining.next(mirroring, plan, observed, answers);
+    StopChaining.Verdict forFailback = StopChaining.next(failbackStop, plan, observed, answers);
+
+    // Then both observe again
+    assertThat(forMirroring.chained()).isFalse();
+    assertThat(forFailback.chained()).isFalse();
+  }
+
+  @Test
+  void aStoppedPartitionWithNothingToCallDoesNotPreventChaining() {
+    // Given one partition already STOPPED and one whose barrier is written
+    List<PartitionObservation> observed =
+        List.of(
+            described(0, mirror("STOPPED", 0), stop("STOPPED", 100L)),
+            described(1, mirror("STOPPING", 0), stop("BARRIER_WRITTEN", 100L)));
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = List.of(answer(key(1), Action.MAKE_WRITABLE));
+
+    // When make-writable answered as recorded
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then the next plan comes from the answers: both STOPPED, nothing more to call
+    assertThat(verdict.observeBecause()).isNull();
+    FailoverPlan next = FailoverPlanner.plan(STOP, verdict.observations(), null, 1_000);
+    assertThat(next.hasWork()).isFalse();
+    assertThat(next.decisions())
+        .extracting(PartitionDecision::phase)
+        .containsOnly(PartitionPhase.STOPPED);
+  }
+
+  /** Two partitions whose next planned step is {@code action}. */
+  private static List<PartitionObservation> observedBefore(Action action) {
+    return switch (action) {
+      case REMOVE_FETCHERS ->
+          List.of(
+              described(0, mirror("MIRRORING", 0), null),
+              described(1, mirror("MIRRORING", 0), null));
+      case TRUNCATE -> twoStopping("FETCHERS_REMOVED", null);
+      case PERSIST_OFFSETS -> twoStopping("TRUNCATED", null);
+      case WRITE_BARRIER -> twoStopping("OFFSETS_PERSISTED", null);
+      case MAKE_WRITABLE -> twoStopping("BARRIER_WRITTEN", 100L);
+      default -> throw new IllegalArgumentException(action.name());
+    };
+  }
+
+  private static List<PartitionObservation> twoStopping(String step, Long barrier) {
+    return List.of(
+        described(0, mirror("STOPPING", 0), stop(step, barrier)),
+        described(1, mirror("STOPPING", 0), stop(step, barrier)));
+  }
+
+  /** Each planned partition's leader answer as the plugin gives it when the step did its work. */
+  private static List<StopChaining.Answer> answersOf(FailoverPlan plan, Action action) {
+    List<StopChaining.Answer> out = new ArrayList<>();
+    for (PartitionDecision d : plan.decisions()) {
+      if (d.action() != action) {
+        continue;
+      }
+      out.add(answer(d.key(), action));
+      if (action == Action.REMOVE_FETCHERS) {
+        out.add(
+            new StopChaining.Answer(d.key(), 2, false, null, EPOCH, 10L, "STOPPING", null, true));
+      }
+    }
+    return out;
+  }
+
+  private static StopChaining.Answer answer(PartitionKey key, Action action) {
+    String step = StopChaining.recordedBy(action).name();
+    boolean writable = action == Action.MAKE_WRITABLE;
+    Long barrier = action == Action.WRITE_BARRIER || action == Action.MAKE_WRITABLE ? 100L : null;
+    return new StopChaining.Answer(
+        key,
+        LEADER,
+        true,
+        null,
+        EPOCH,
+        10L,
+        writable ? "STOPPED" : "STOPPING",
+        stop(step, barrier),
+        true);
+  }
+}
