@@ -1,5 +1,7 @@
 package dev.kafkamirror.operator.reconciler;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
@@ -42,6 +44,10 @@ import org.slf4j.LoggerFactory;
 public final class StatusRecorder {
 
   private static final Logger LOG = LoggerFactory.getLogger(StatusRecorder.class);
+
+  /** Only to compare two statuses as the JSON the API server stores; never to write. */
+  private static final ObjectMapper JSON =
+      new ObjectMapper().setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
   private final StatusWriter writer;
   private final EventRecorder events;
@@ -241,7 +247,7 @@ public final class StatusRecorder {
             .mapToLong(p -> p.sourcePartitions() - p.destinationPartitions())
             .sum();
     metrics.recorded(cr, status, counts, sourcePartitionsPending);
-    String resourceVersion = write(cr, status);
+    String resourceVersion = writeUnlessUnchanged(cr, status);
     long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
     ownWrites.wrote(cr.getMetadata().getUid(), resourceVersion, inputs.generation(), delay);
     return delay;
@@ -257,7 +263,36 @@ public final class StatusRecorder {
   private String write(ClusterMirror cr, ClusterMirrorStatus status) {
     String resourceVersion = writer.write(cr, status);
     written.put(cr.getMetadata().getUid(), status);
+    metrics.statusWrite(true);
     return resourceVersion;
+  }
+
+  /**
+   * Writes {@code status} unless the API server already holds exactly it: the resource this
+   * reconcile read carries it and this process's last write (if any) was the same. An idle mirror
+   * then costs no API request at all, however many partitions it has. Any difference, however small
+   * (a lag of one record, a message), is written; so is a status this process never wrote or read.
+   * The comparison is of the JSON the API server would store, so a field the resource lacks and one
+   * set to null compare equal, and an ordering difference in a list is a difference.
+   *
+   * @return the resource version that holds {@code status}
+   */
+  private String writeUnlessUnchanged(ClusterMirror cr, ClusterMirrorStatus status) {
+    ClusterMirrorStatus current = cr.getStatus();
+    ClusterMirrorStatus mine = written.get(cr.getMetadata().getUid());
+    if (current != null
+        && sameJson(current, status)
+        && (mine == null || sameJson(mine, status))
+        && cr.getMetadata().getResourceVersion() != null) {
+      written.put(cr.getMetadata().getUid(), status);
+      metrics.statusWrite(false);
+      return cr.getMetadata().getResourceVersion();
+    }
+    return write(cr, status);
+  }
+
+  private static boolean sameJson(ClusterMirrorStatus a, ClusterMirrorStatus b) {
+    return JSON.valueToTree(a).equals(JSON.valueToTree(b));
   }
 
   private void announceTransitions(
