@@ -332,6 +332,37 @@ class ClusterMirrorReconcilerTest {
     assertThat(statusWrites("sent")).isEqualTo(writes + 1.0);
   }
 
+  @Test
+  void anIdleMirrorsCheckTimesAloneAreWrittenOncePerHeartbeatNotOnEveryResync() {
+    // Given a mirroring ClusterMirror reconciled once (its topic sync's check times written)
+    rig.mirroring(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    rig.reconcile(cr);
+    int writes = rig.statusWriter.writes().size();
+    String checkedAt = rig.statusWriter.last().getTopicSync().getLastCheckAt();
+    assertThat(checkedAt).isEqualTo(ReconcilerRig.NOW.toString());
+
+    // When it is reconciled a minute later with nothing changed but the time of the check
+    rig.advanceWallClockMs(60_000);
+    cr.getMetadata().setResourceVersion("900");
+    rig.reconcile(cr);
+
+    // Then nothing is sent: the status the server holds still says the first check
+    assertThat(rig.statusWriter.writes()).hasSize(writes);
+    assertThat(cr.getStatus().getTopicSync().getLastCheckAt()).isEqualTo(checkedAt);
+
+    // When it is reconciled once the heartbeat interval has passed since that check
+    rig.advanceWallClockMs(StatusRecorder.HEARTBEAT.toMillis());
+    cr.getMetadata().setResourceVersion("901");
+    rig.reconcile(cr);
+
+    // Then the new check time is written
+    assertThat(rig.statusWriter.writes()).hasSize(writes + 1);
+    assertThat(rig.statusWriter.last().getTopicSync().getLastCheckAt())
+        .isEqualTo(
+            ReconcilerRig.NOW.plusMillis(60_000 + StatusRecorder.HEARTBEAT.toMillis()).toString());
+  }
+
   private double statusWrites(String result) {
     var counter =
         rig.registry
