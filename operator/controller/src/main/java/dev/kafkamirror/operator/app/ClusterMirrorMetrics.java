@@ -48,6 +48,8 @@ public final class ClusterMirrorMetrics {
       "cmo.mirror.consumer.group.sync.partitions.behind";
   public static final String STOP_DURATION = "cmo.stop.duration";
   public static final String CONTROL_CALLS = "cmo.control.calls";
+  public static final String STATUS_WRITES = "cmo.status.writes";
+  public static final String TAG_RESULT = "result";
   public static final String CONTROL_CALL_ERRORS = "cmo.control.call.errors";
   public static final String TAG_NAMESPACE = "namespace";
   public static final String TAG_NAME = "name";
@@ -109,6 +111,19 @@ public final class ClusterMirrorMetrics {
           .register(registry)
           .increment();
     }
+  }
+
+  /**
+   * Counts one status the reconciler recorded: {@code sent} to the API server, or left out because
+   * the server already held exactly it ({@code result="unchanged"}).
+   */
+  public void statusWrite(boolean sent) {
+    Counter.builder(STATUS_WRITES)
+        .description(
+            "ClusterMirror statuses recorded: sent to the API server, or unchanged and not sent")
+        .tag(TAG_RESULT, sent ? "sent" : "unchanged")
+        .register(registry)
+        .increment();
   }
 
   public void stopFinished(Duration took) {

@@ -37,20 +37,42 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
   private final String clusterLabel;
   private final Admin admin;
   private final long timeoutMs;
+  private final Runnable onClose;
 
   /**
+   * A client with an Admin of its own, closed with it.
+   *
    * @param clusterLabel "destination of ns/name" or similar, for error messages
    * @param properties bootstrap.servers and security settings
    */
   public KafkaClusterAdmin(String clusterLabel, Properties properties, long timeoutMs) {
     this.clusterLabel = clusterLabel;
     this.timeoutMs = timeoutMs;
+    Admin own = Admin.create(adminProperties(properties, timeoutMs));
+    this.admin = own;
+    this.onClose = () -> own.close(java.time.Duration.ofSeconds(5));
+  }
+
+  /**
+   * A client over an Admin it does not own (shared, see {@link SharedKafkaAdmins}): its calls and
+   * error messages are its own ({@code clusterLabel}), and {@link #close()} runs {@code onClose}
+   * instead of closing the Admin.
+   */
+  KafkaClusterAdmin(String clusterLabel, Admin admin, long timeoutMs, Runnable onClose) {
+    this.clusterLabel = clusterLabel;
+    this.admin = admin;
+    this.timeoutMs = timeoutMs;
+    this.onClose = onClose;
+  }
+
+  /** {@code properties} with the call bounds every Admin of the operator has. */
+  static Properties adminProperties(Properties properties, long timeoutMs) {
     Properties props = new Properties();
     props.putAll(properties);
     props.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
     props.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
     props.putIfAbsent(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "2000");
-    this.admin = Admin.create(props);
+    return props;
   }
 
   /** The cluster id the cluster reports. */
@@ -310,6 +332,6 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
 
   @Override
   public void close() {
-    admin.close(java.time.Duration.ofSeconds(5));
+    onClose.run();
   }
 }

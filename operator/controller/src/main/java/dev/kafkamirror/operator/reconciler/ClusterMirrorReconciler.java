@@ -16,9 +16,9 @@ import dev.kafkamirror.operator.core.PartitionPhase;
 import dev.kafkamirror.operator.core.StatusInputs;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.DiscardKeeper;
-import dev.kafkamirror.operator.kafka.KafkaClusterAdmin;
 import dev.kafkamirror.operator.kafka.KafkaDiscardKeeper;
 import dev.kafkamirror.operator.kafka.KafkaGroupOffsetsAdmin;
+import dev.kafkamirror.operator.kafka.SharedKafkaAdmins;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -103,7 +103,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       ReconcilerSettings settings) {
     this(
         new SpecResolver(client),
-        new AdminClients(KafkaClusterAdmin::new),
+        new AdminClients(new SharedKafkaAdmins()::open),
         driver,
         StatusWriter.kubernetes(client),
         FinalizerWriter.JOSDK,

@@ -1,5 +1,9 @@
 package dev.kafkamirror.operator.reconciler;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
@@ -14,8 +18,10 @@ import dev.kafkamirror.operator.core.StatusInputs;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +48,27 @@ import org.slf4j.LoggerFactory;
 public final class StatusRecorder {
 
   private static final Logger LOG = LoggerFactory.getLogger(StatusRecorder.class);
+
+  /**
+   * The longest an unchanged status's heartbeat timestamps ({@link #HEARTBEATS}) stay older than
+   * the last check in the API server: an idle mirror's status is written once per this interval.
+   */
+  static final Duration HEARTBEAT = Duration.ofMinutes(5);
+
+  /**
+   * Per status section, the timestamps that change on every check although nothing else did ("when
+   * was it last checked"); a change of these alone is written at most once per {@link #HEARTBEAT}.
+   * The consumer group sync's times are not among them: a sync commits offsets, and its
+   * lastSuccessfulSyncAt is its lag.
+   */
+  private static final Map<String, List<String>> HEARTBEATS =
+      Map.of(
+          "topicSync", List.of("lastCheckAt", "lastSuccessfulCheckAt"),
+          "topicConfigSync", List.of("lastAttemptAt", "lastSuccessfulSyncAt"));
+
+  /** Only to compare two statuses as the JSON the API server stores; never to write. */
+  private static final ObjectMapper JSON =
+      new ObjectMapper().setSerializationInclusion(JsonInclude.Include.NON_NULL);
 
   private final StatusWriter writer;
   private final EventRecorder events;
@@ -241,7 +268,7 @@ public final class StatusRecorder {
             .mapToLong(p -> p.sourcePartitions() - p.destinationPartitions())
             .sum();
     metrics.recorded(cr, status, counts, sourcePartitionsPending);
-    String resourceVersion = write(cr, status);
+    String resourceVersion = writeUnlessUnchanged(cr, status);
     long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
     ownWrites.wrote(cr.getMetadata().getUid(), resourceVersion, inputs.generation(), delay);
     return delay;
@@ -257,7 +284,77 @@ public final class StatusRecorder {
   private String write(ClusterMirror cr, ClusterMirrorStatus status) {
     String resourceVersion = writer.write(cr, status);
     written.put(cr.getMetadata().getUid(), status);
+    metrics.statusWrite(true);
     return resourceVersion;
+  }
+
+  /**
+   * Writes {@code status} unless the API server already holds it: the resource this reconcile read
+   * carries the same status and this process's last write (if any) was the same, apart from the
+   * heartbeat timestamps ({@link #HEARTBEATS}), and those the server holds are younger than {@link
+   * #HEARTBEAT}. An idle mirror then costs one status write per {@link #HEARTBEAT} instead of one
+   * per resync, however many partitions it has. Any other difference, however small (a lag of one
+   * record, a message, an error), is written at once; so is a status this process never wrote or
+   * read. The comparison is of the JSON the API server stores (nulls left out), so a list in
+   * another order is a difference: the safe direction.
+   *
+   * @return the resource version that holds the status recorded
+   */
+  private String writeUnlessUnchanged(ClusterMirror cr, ClusterMirrorStatus status) {
+    ClusterMirrorStatus current = cr.getStatus();
+    ClusterMirrorStatus mine = written.get(cr.getMetadata().getUid());
+    if (current != null
+        && cr.getMetadata().getResourceVersion() != null
+        && sameApartFromHeartbeats(current, status)
+        && (mine == null || sameApartFromHeartbeats(mine, status))
+        && heartbeatsFresh(current, status)) {
+      // What the server holds (with its older heartbeats) is what later reconciles start from.
+      written.put(cr.getMetadata().getUid(), JSON.convertValue(current, ClusterMirrorStatus.class));
+      metrics.statusWrite(false);
+      return cr.getMetadata().getResourceVersion();
+    }
+    return write(cr, status);
+  }
+
+  private static boolean sameApartFromHeartbeats(ClusterMirrorStatus a, ClusterMirrorStatus b) {
+    return withoutHeartbeats(a).equals(withoutHeartbeats(b));
+  }
+
+  private static JsonNode withoutHeartbeats(ClusterMirrorStatus status) {
+    ObjectNode tree = JSON.valueToTree(status);
+    HEARTBEATS.forEach(
+        (section, fields) -> {
+          if (tree.get(section) instanceof ObjectNode node) {
+            node.remove(fields);
+          }
+        });
+    return tree;
+  }
+
+  /**
+   * Whether every heartbeat {@code next} carries is also held by {@code current} and younger than
+   * {@link #HEARTBEAT}; a heartbeat the server lacks or cannot be read as a time is stale.
+   */
+  private boolean heartbeatsFresh(ClusterMirrorStatus current, ClusterMirrorStatus next) {
+    JsonNode held = JSON.valueToTree(current);
+    JsonNode wanted = JSON.valueToTree(next);
+    Instant oldest = clock.instant().minus(HEARTBEAT);
+    for (Map.Entry<String, List<String>> e : HEARTBEATS.entrySet()) {
+      for (String field : e.getValue()) {
+        if (wanted.path(e.getKey()).path(field).isMissingNode()) {
+          continue;
+        }
+        JsonNode at = held.path(e.getKey()).path(field);
+        try {
+          if (!at.isTextual() || Instant.parse(at.asText()).isBefore(oldest)) {
+            return false;
+          }
+        } catch (DateTimeParseException unreadable) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private void announceTransitions(

@@ -27,7 +27,22 @@ final class OperatorProcess implements AutoCloseable {
   private Process process;
   private int starts;
 
+  /** The JVM options of every test operator unless a test gives its own. */
+  static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
   OperatorProcess(Path workDir, Path kubeconfig, Map<String, String> extraEnvironment) {
+    this(workDir, kubeconfig, extraEnvironment, TEST_JVM_OPTIONS);
+  }
+
+  /**
+   * An operator JVM started with {@code jvmOptions} (for example the image's flags, to measure what
+   * it costs as installed) instead of {@link #TEST_JVM_OPTIONS}.
+   */
+  OperatorProcess(
+      Path workDir,
+      Path kubeconfig,
+      Map<String, String> extraEnvironment,
+      List<String> jvmOptions) {
     try {
       Files.createDirectories(workDir);
     } catch (IOException e) {
@@ -41,13 +56,12 @@ final class OperatorProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + argFile, e);
     }
-    this.command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m",
-            "-XX:+UseSerialGC",
-            "@" + argFile,
-            MAIN);
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
+    cmd.add("@" + argFile);
+    cmd.add(MAIN);
+    this.command = List.copyOf(cmd);
     Map<String, String> env = new LinkedHashMap<>();
     env.put("KUBECONFIG", kubeconfig.toString());
     env.put("CMO_POD_NAME", "operator-0");

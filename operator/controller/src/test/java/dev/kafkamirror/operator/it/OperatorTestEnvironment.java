@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -123,12 +124,19 @@ final class OperatorTestEnvironment implements AutoCloseable {
    * {@code <cmo.test.workdir>/<name>-<nanoTime>}.
    */
   OperatorProcess newOperatorProcess(String name, Map<String, String> environment) {
+    return newOperatorProcess(name, environment, OperatorProcess.TEST_JVM_OPTIONS);
+  }
+
+  /** As {@link #newOperatorProcess(String, Map)}, with the JVM started on {@code jvmOptions}. */
+  OperatorProcess newOperatorProcess(
+      String name, Map<String, String> environment, List<String> jvmOptions) {
     checkOpen();
     Path workDir =
         Path.of(
             System.getProperty("cmo.test.workdir", "target/test-work"),
             name + "-" + System.nanoTime());
-    return register(new OperatorProcess(workDir, apiServer.kubeconfigFile(), environment));
+    return register(
+        new OperatorProcess(workDir, apiServer.kubeconfigFile(), environment, jvmOptions));
   }
 
   /**

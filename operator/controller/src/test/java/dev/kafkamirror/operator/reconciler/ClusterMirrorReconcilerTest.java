@@ -351,6 +351,76 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void anIdleMirrorsUnchangedStatusIsNotWrittenAgainButAnyChangeIs() {
+    // Given a mirroring ClusterMirror of two partitions reconciled once, its status written
+    rig.mirroring(2);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    rig.reconcile(cr);
+    int writes = rig.statusWriter.writes().size();
+    int calls = rig.control.calls().size();
+
+    // When it is reconciled again with nothing changed on the brokers (a new resource version,
+    // say a label, so that it is not the echo of its own write)
+    cr.getMetadata().setResourceVersion("900");
+    rig.reconcile(cr);
+
+    // Then the brokers were observed but no status was sent, and the metric says so
+    assertThat(rig.control.calls().size()).isGreaterThan(calls);
+    assertThat(rig.statusWriter.writes()).hasSize(writes);
+    assertThat(statusWrites("unchanged")).isEqualTo(1.0);
+
+    // When one partition falls 5 records behind and it is reconciled again
+    rig.control.partition(TOPIC, 1).lagRecords = 5L;
+    cr.getMetadata().setResourceVersion("901");
+    rig.reconcile(cr);
+
+    // Then the new status is written
+    assertThat(rig.statusWriter.writes()).hasSize(writes + 1);
+    assertThat(rig.statusWriter.last().getMaxLagRecords()).isEqualTo(5L);
+    assertThat(statusWrites("sent")).isEqualTo(writes + 1.0);
+  }
+
+  @Test
+  void anIdleMirrorsCheckTimesAloneAreWrittenOncePerHeartbeatNotOnEveryResync() {
+    // Given a mirroring ClusterMirror reconciled once (its topic sync's check times written)
+    rig.mirroring(1);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    rig.reconcile(cr);
+    int writes = rig.statusWriter.writes().size();
+    String checkedAt = rig.statusWriter.last().getTopicSync().getLastCheckAt();
+    assertThat(checkedAt).isEqualTo(ReconcilerRig.NOW.toString());
+
+    // When it is reconciled a minute later with nothing changed but the time of the check
+    rig.advanceWallClockMs(60_000);
+    cr.getMetadata().setResourceVersion("900");
+    rig.reconcile(cr);
+
+    // Then nothing is sent: the status the server holds still says the first check
+    assertThat(rig.statusWriter.writes()).hasSize(writes);
+    assertThat(cr.getStatus().getTopicSync().getLastCheckAt()).isEqualTo(checkedAt);
+
+    // When it is reconciled once the heartbeat interval has passed since that check
+    rig.advanceWallClockMs(StatusRecorder.HEARTBEAT.toMillis());
+    cr.getMetadata().setResourceVersion("901");
+    rig.reconcile(cr);
+
+    // Then the new check time is written
+    assertThat(rig.statusWriter.writes()).hasSize(writes + 1);
+    assertThat(rig.statusWriter.last().getTopicSync().getLastCheckAt())
+        .isEqualTo(
+            ReconcilerRig.NOW.plusMillis(60_000 + StatusRecorder.HEARTBEAT.toMillis()).toString());
+  }
+
+  private double statusWrites(String result) {
+    var counter =
+        rig.registry
+            .find(ClusterMirrorMetrics.STATUS_WRITES)
+            .tag(ClusterMirrorMetrics.TAG_RESULT, result)
+            .counter();
+    return counter == null ? 0.0 : counter.count();
+  }
+
+  @Test
   void aDeletedPrimaryIsForgottenAndItsAdminClientsClosed() {
     // Given a reconciled ClusterMirror
     rig.mirroring(1);

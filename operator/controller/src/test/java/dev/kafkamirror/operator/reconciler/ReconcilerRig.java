@@ -42,6 +42,7 @@ final class ReconcilerRig implements AutoCloseable {
       new TestingClusterAdmin("destination", List.of(1, 2, 3), journal);
   final TestingClusterAdmin source = new TestingClusterAdmin("source", List.of(7), journal);
   final TestingBrokerControl control = new TestingBrokerControl(journal);
+  final SettableClock wallClock = new SettableClock(NOW);
   final TestingStatusWriter statusWriter = new TestingStatusWriter(journal);
   final TestingFinalizers finalizers = new TestingFinalizers(journal);
   final TestingEventRecorder events = new TestingEventRecorder();
@@ -80,7 +81,7 @@ final class ReconcilerRig implements AutoCloseable {
                 registry,
                 Clock.fixed(NOW, ZoneOffset.UTC),
                 new ClusterMirrorMetrics.BuildInfo("test", "test")),
-            Clock.fixed(NOW, ZoneOffset.UTC),
+            wallClock,
             nanoTime::get,
             settings,
             new GroupOffsetSync(
@@ -140,6 +141,39 @@ final class ReconcilerRig implements AutoCloseable {
 
   UpdateControl<ClusterMirror> reconcile(ClusterMirror cr) {
     return reconciler.reconcile(cr, TestingContext.of(false));
+  }
+
+  /** Lets {@code ms} pass on the reconciler's wall clock (status timestamps), from {@link #NOW}. */
+  void advanceWallClockMs(long ms) {
+    wallClock.advance(ms);
+  }
+
+  /** A wall clock that stands still until a test moves it. */
+  static final class SettableClock extends Clock {
+    private volatile Instant now;
+
+    SettableClock(Instant start) {
+      this.now = start;
+    }
+
+    void advance(long ms) {
+      now = now.plusMillis(ms);
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
   }
 
   /** Lets {@code ms} pass on the reconciler's monotonic clock. */

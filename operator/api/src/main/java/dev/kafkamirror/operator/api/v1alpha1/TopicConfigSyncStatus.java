@@ -10,7 +10,9 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TopicConfigSyncStatus {
 
-  @JsonPropertyDescription("When the operator last compared the topic configs (RFC 3339).")
+  @JsonPropertyDescription(
+      "When the operator last compared the topic configs (RFC 3339)."
+          + " While nothing else in the status changes, refreshed at most every 5 minutes (an idle mirror's status is not rewritten on every check).")
   private String lastAttemptAt;
 
   @JsonPropertyDescription(
