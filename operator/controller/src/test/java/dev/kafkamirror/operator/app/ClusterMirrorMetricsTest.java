@@ -13,15 +13,13 @@ import dev.kafkamirror.operator.control.ControlResult;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionPhase;
+import dev.kafkamirror.testing.time.SettableClock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,24 +30,7 @@ class ClusterMirrorMetricsTest {
 
   private static final Instant NOW = Instant.parse("2026-12-01T05:00:00Z");
 
-  private final AtomicReference<Instant> now = new AtomicReference<>(NOW);
-  private final Clock clock =
-      new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-          return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-          return this;
-        }
-
-        @Override
-        public Instant instant() {
-          return now.get();
-        }
-      };
+  private final SettableClock clock = new SettableClock(NOW);
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final ClusterMirrorMetrics metrics =
@@ -66,7 +47,7 @@ class ClusterMirrorMetricsTest {
         3L);
     metrics.reconciled("u1", true);
     metrics.recorded(mirror("ns", "payments", "u2"), status(null, "False", null), Map.of());
-    now.set(NOW.plusSeconds(90));
+    clock.set(NOW.plusSeconds(90));
 
     // When Prometheus scrapes
     String text = registry.scrape();
@@ -114,7 +95,7 @@ class ClusterMirrorMetricsTest {
 
     // When one is deleted, and the other's next reconcile fails a minute later
     metrics.forget("u2");
-    now.set(NOW.plusSeconds(60));
+    clock.set(NOW.plusSeconds(60));
     metrics.reconciled("u1", false);
     metrics.reconciled("u2", true);
 

@@ -10,6 +10,7 @@ import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
 import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
+import dev.kafkamirror.testing.time.SettableClock;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -145,35 +146,7 @@ final class ReconcilerRig implements AutoCloseable {
 
   /** Lets {@code ms} pass on the reconciler's wall clock (status timestamps), from {@link #NOW}. */
   void advanceWallClockMs(long ms) {
-    wallClock.advance(ms);
-  }
-
-  /** A wall clock that stands still until a test moves it. */
-  static final class SettableClock extends Clock {
-    private volatile Instant now;
-
-    SettableClock(Instant start) {
-      this.now = start;
-    }
-
-    void advance(long ms) {
-      now = now.plusMillis(ms);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
+    wallClock.advanceMillis(ms);
   }
 
   /** Lets {@code ms} pass on the reconciler's monotonic clock. */

@@ -2,12 +2,10 @@ package dev.kafkamirror.broker.agent.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kafkamirror.testing.time.SettableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,24 +14,7 @@ class RotatingSecretTest {
   private static final String OLD = "old-secret-0123456789abcdef";
   private static final String NEW = "new-secret-0123456789abcdef";
 
-  private final AtomicLong now = new AtomicLong(1_000_000L);
-  private final Clock clock =
-      new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-          return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-          return this;
-        }
-
-        @Override
-        public Instant instant() {
-          return Instant.ofEpochMilli(now.get());
-        }
-      };
+  private final SettableClock clock = new SettableClock(Instant.ofEpochMilli(1_000_000L));
 
   @Test
   void afterARotationBothSecretsPassDuringTheGraceAndThenOnlyTheNewOne(@TempDir Path dir)
@@ -45,12 +26,12 @@ class RotatingSecretTest {
     assertThat(secret.test(NEW)).isFalse();
     // When the file is rotated, the next call after the check interval sees it
     Files.writeString(file, NEW + "\n");
-    now.addAndGet(RotatingSecret.CHECK_MS);
+    clock.advanceMillis(RotatingSecret.CHECK_MS);
     assertThat(secret.test(NEW)).isTrue();
     assertThat(secret.test(OLD)).isTrue();
     assertThat(secret.test("wrong-secret-0123456789")).isFalse();
     // And once the grace has passed, only the new one
-    now.addAndGet(60_000L);
+    clock.advanceMillis(60_000L);
     assertThat(secret.test(NEW)).isTrue();
     assertThat(secret.test(OLD)).isFalse();
   }
@@ -61,18 +42,18 @@ class RotatingSecretTest {
     Files.writeString(file, OLD);
     RotatingSecret secret = new RotatingSecret(OLD, file, 60_000L, clock);
     Files.writeString(file, "short");
-    now.addAndGet(RotatingSecret.CHECK_MS);
+    clock.advanceMillis(RotatingSecret.CHECK_MS);
     assertThat(secret.test(OLD)).isTrue();
     assertThat(secret.test("short")).isFalse();
     Files.delete(file);
-    now.addAndGet(RotatingSecret.CHECK_MS);
+    clock.advanceMillis(RotatingSecret.CHECK_MS);
     assertThat(secret.test(OLD)).isTrue();
   }
 
   @Test
   void aFixedSecretIsNeverReadAgain() {
     RotatingSecret secret = new RotatingSecret(OLD, null, 60_000L, clock);
-    now.addAndGet(10 * RotatingSecret.CHECK_MS);
+    clock.advanceMillis(10 * RotatingSecret.CHECK_MS);
     assertThat(secret.test(OLD)).isTrue();
     assertThat(secret.test(NEW)).isFalse();
   }
