@@ -302,26 +302,28 @@ public final class StatusRecorder {
    */
   private String writeUnlessUnchanged(ClusterMirror cr, ClusterMirrorStatus status) {
     ClusterMirrorStatus current = cr.getStatus();
+    if (current == null || cr.getMetadata().getResourceVersion() == null) {
+      return write(cr, status);
+    }
+    // Each status is turned into JSON once: with many partitions, that is the costly part.
+    ObjectNode wanted = JSON.valueToTree(status);
+    ObjectNode held = JSON.valueToTree(current);
+    JsonNode wantedBeats = withoutHeartbeats(wanted);
     ClusterMirrorStatus mine = written.get(cr.getMetadata().getUid());
-    if (current != null
-        && cr.getMetadata().getResourceVersion() != null
-        && sameApartFromHeartbeats(current, status)
-        && (mine == null || sameApartFromHeartbeats(mine, status))
-        && heartbeatsFresh(current, status)) {
+    if (withoutHeartbeats(held).equals(wantedBeats)
+        && (mine == null || withoutHeartbeats(JSON.valueToTree(mine)).equals(wantedBeats))
+        && heartbeatsFresh(held, wanted)) {
       // What the server holds (with its older heartbeats) is what later reconciles start from.
-      written.put(cr.getMetadata().getUid(), JSON.convertValue(current, ClusterMirrorStatus.class));
+      written.put(cr.getMetadata().getUid(), JSON.convertValue(held, ClusterMirrorStatus.class));
       metrics.statusWrite(false);
       return cr.getMetadata().getResourceVersion();
     }
     return write(cr, status);
   }
 
-  private static boolean sameApartFromHeartbeats(ClusterMirrorStatus a, ClusterMirrorStatus b) {
-    return withoutHeartbeats(a).equals(withoutHeartbeats(b));
-  }
-
-  private static JsonNode withoutHeartbeats(ClusterMirrorStatus status) {
-    ObjectNode tree = JSON.valueToTree(status);
+  /** A copy of {@code status} without its {@link #HEARTBEATS}; {@code status} is left as it is. */
+  private static JsonNode withoutHeartbeats(ObjectNode status) {
+    ObjectNode tree = status.deepCopy();
     HEARTBEATS.forEach(
         (section, fields) -> {
           if (tree.get(section) instanceof ObjectNode node) {
@@ -332,12 +334,10 @@ public final class StatusRecorder {
   }
 
   /**
-   * Whether every heartbeat {@code next} carries is also held by {@code current} and younger than
-   * {@link #HEARTBEAT}; a heartbeat the server lacks or cannot be read as a time is stale.
+   * Whether every heartbeat {@code wanted} carries is also {@code held} (by the server) and younger
+   * than {@link #HEARTBEAT}; a heartbeat the server lacks or cannot be read as a time is stale.
    */
-  private boolean heartbeatsFresh(ClusterMirrorStatus current, ClusterMirrorStatus next) {
-    JsonNode held = JSON.valueToTree(current);
-    JsonNode wanted = JSON.valueToTree(next);
+  private boolean heartbeatsFresh(JsonNode held, JsonNode wanted) {
     Instant oldest = clock.instant().minus(HEARTBEAT);
     for (Map.Entry<String, List<String>> e : HEARTBEATS.entrySet()) {
       for (String field : e.getValue()) {
