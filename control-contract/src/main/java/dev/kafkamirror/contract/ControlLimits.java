@@ -39,5 +39,34 @@ public final class ControlLimits {
   public static final java.util.List<String> SOURCE_PROPERTY_PREFIXES =
       java.util.List.of("security.protocol", "ssl.", "sasl.", "client.dns.lookup");
 
+  /**
+   * The calls one control endpoint runs at once (its worker threads) unless the broker sets {@code
+   * cluster.mirror.control.threads}. A call that finds all of them busy waits in a queue of {@link
+   * #ENDPOINT_QUEUE} (setting {@code cluster.mirror.control.queue.size}); a call that finds the
+   * queue full too is answered 503 {@link RequestError.Code#OVERLOADED} and nothing is done.
+   */
+  public static final int ENDPOINT_WORKERS = 4;
+
+  /** The calls one control endpoint holds waiting for a worker, by default. */
+  public static final int ENDPOINT_QUEUE = 16;
+
+  /**
+   * The most calls one client keeps in flight to one endpoint, however many reconciles want to call
+   * it: the endpoint's workers. A client alone then never fills the endpoint's queue, which is left
+   * for others (a second operator during a leader hand-over, a person with a tool); more calls wait
+   * in the client.
+   */
+  public static final int CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT = ENDPOINT_WORKERS;
+
+  /**
+   * How often a client sends a call again that was answered {@link RequestError.Code#OVERLOADED}
+   * (the endpoint did nothing, so repeating is safe), after pauses that start at {@link
+   * #OVERLOADED_FIRST_PAUSE_MS} and double.
+   */
+  public static final int OVERLOADED_RETRIES = 4;
+
+  /** The first pause before a call answered OVERLOADED is sent again. */
+  public static final long OVERLOADED_FIRST_PAUSE_MS = 200L;
+
   private ControlLimits() {}
 }

@@ -8,6 +8,7 @@ import dev.kafkamirror.contract.ControlLimits;
 import dev.kafkamirror.contract.ControlRequest;
 import dev.kafkamirror.contract.Fields;
 import dev.kafkamirror.contract.PartitionError;
+import dev.kafkamirror.contract.RequestError;
 import dev.kafkamirror.operator.core.Action;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.io.ByteArrayInputStream;
@@ -32,6 +33,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -43,6 +46,14 @@ import javax.net.ssl.TrustManagerFactory;
  * PartitionError}, {@link ControlLimits}): every call a POST with a bearer secret, batched per
  * broker (at most {@link ControlLimits#MAX_PARTITIONS} partitions per call), one result per
  * partition. A partition carries {@code sourceClusterId} exactly on the calls that require it.
+ *
+ * <p><b>Pacing per endpoint.</b> However many reconciles call one broker's endpoint at once, at
+ * most {@link ControlLimits#CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT} calls are in flight to it (keyed
+ * by its address, shared by every ClusterMirror); the others wait here, in arrival order, at most
+ * as long as one call may take, and are then failed as {@link ControlResult#BUSY} without being
+ * sent. A call the endpoint answers 503 {@code OVERLOADED} (it did nothing) is sent again up to
+ * {@link ControlLimits#OVERLOADED_RETRIES} times after doubling pauses; then it fails naming the
+ * broker and the attempts.
  *
  * <p>Thread-safe: one instance serves every reconcile.
  */
@@ -58,6 +69,50 @@ public final class ControlClient implements BrokerControl {
 
   /** One HTTPS client per set of trusted CA certificates (PEM). */
   private final Map<String, HttpClient> tlsClients = new ConcurrentHashMap<>();
+
+  private final Pacing pacing;
+
+  /** The calls in flight to each endpoint, by its address; fair, so waiting calls go in order. */
+  private final Map<String, Semaphore> inFlight = new ConcurrentHashMap<>();
+
+  /**
+   * How calls to one endpoint are paced.
+   *
+   * @param callsInFlightPerEndpoint the most calls in flight to one endpoint
+   * @param waitForTurnMs how long a call waits for its turn before it fails as {@link
+   *     ControlResult#BUSY}, unsent
+   * @param overloadedRetries how often a call answered OVERLOADED is sent again
+   * @param firstOverloadedPauseMs the pause before the first repeat; each next one doubles
+   */
+  record Pacing(
+      int callsInFlightPerEndpoint,
+      long waitForTurnMs,
+      int overloadedRetries,
+      long firstOverloadedPauseMs) {
+
+    Pacing {
+      if (callsInFlightPerEndpoint < 1
+          || waitForTurnMs < 0
+          || overloadedRetries < 0
+          || firstOverloadedPauseMs < 0) {
+        throw new IllegalArgumentException("control call pacing out of range: " + this);
+      }
+    }
+
+    /** The contract's pacing; a call waits for its turn as long as one call may take. */
+    static Pacing of(long stepTimeoutMs) {
+      return new Pacing(
+          ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT,
+          callTimeoutMs(stepTimeoutMs),
+          ControlLimits.OVERLOADED_RETRIES,
+          ControlLimits.OVERLOADED_FIRST_PAUSE_MS);
+    }
+  }
+
+  /** How long the client waits for one answer: the broker's time for the call and some slack. */
+  private static long callTimeoutMs(long stepTimeoutMs) {
+    return stepTimeoutMs + 15_000L;
+  }
 
   /**
    * How the control endpoints of one destination are reached.
@@ -136,9 +191,14 @@ public final class ControlClient implements BrokerControl {
    * @param stepTimeoutMs the {@code timeoutMs} sent with each call (how long the broker may work)
    */
   public ControlClient(long connectTimeoutMs, long stepTimeoutMs) {
+    this(connectTimeoutMs, stepTimeoutMs, Pacing.of(stepTimeoutMs));
+  }
+
+  ControlClient(long connectTimeoutMs, long stepTimeoutMs, Pacing pacing) {
     this.connectTimeoutMs = connectTimeoutMs;
     this.http = builder().build();
     this.stepTimeoutMs = stepTimeoutMs;
+    this.pacing = pacing;
   }
 
   private HttpClient.Builder builder() {
@@ -512,14 +572,40 @@ public final class ControlClient implements BrokerControl {
     HttpRequest request =
         HttpRequest.newBuilder(
                 URI.create((channel.tls() ? "https://" : "http://") + address + path))
-            .timeout(Duration.ofMillis(stepTimeoutMs + 15_000L))
+            .timeout(Duration.ofMillis(callTimeoutMs(stepTimeoutMs)))
             .header(ControlHeaders.CONTENT_TYPE, ControlHeaders.JSON)
             .header(ControlHeaders.AUTHORIZATION, ControlHeaders.BEARER_PREFIX + channel.secret())
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build();
     HttpResponse<String> response;
+    int attempts = 0;
     try {
-      response = client(channel).send(request, HttpResponse.BodyHandlers.ofString());
+      while (true) {
+        attempts++;
+        response = sendInTurn(address, channel, request);
+        if (response == null) {
+          return allFailed(
+              batch,
+              brokerId,
+              ControlResult.BUSY,
+              "the operator already has "
+                  + pacing.callsInFlightPerEndpoint()
+                  + " calls in flight to the control endpoint of broker "
+                  + brokerId
+                  + " at "
+                  + address
+                  + " and none ended within "
+                  + pacing.waitForTurnMs()
+                  + " ms, so "
+                  + path
+                  + " was not sent; a later reconcile repeats it. If this persists, the"
+                  + " broker is slow to answer: look at its log");
+        }
+        if (!isOverloaded(response) || attempts > pacing.overloadedRetries()) {
+          break;
+        }
+        Thread.sleep(pacing.firstOverloadedPauseMs() << (attempts - 1));
+      }
     } catch (IOException e) {
       return allFailed(
           batch,
@@ -529,6 +615,27 @@ public final class ControlClient implements BrokerControl {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return allFailed(batch, brokerId, ControlResult.UNREACHABLE, "interrupted");
+    }
+    if (isOverloaded(response)) {
+      return allFailed(
+          batch,
+          brokerId,
+          ControlResult.HTTP_ERROR,
+          "broker "
+              + brokerId
+              + " at "
+              + address
+              + " answered "
+              + path
+              + " with HTTP "
+              + response.statusCode()
+              + " "
+              + RequestError.Code.OVERLOADED
+              + " "
+              + attempts
+              + " times (nothing was done): another client keeps its control endpoint busy;"
+              + " a later reconcile repeats the call. Last answer: "
+              + abbreviate(response.body()));
     }
     if (response.statusCode() != 200) {
       return allFailed(
@@ -589,6 +696,29 @@ public final class ControlClient implements BrokerControl {
       }
     }
     return out;
+  }
+
+  /**
+   * Sends {@code request} once it is its turn at {@code address}: null when no turn came within the
+   * pacing's wait (nothing sent).
+   */
+  private HttpResponse<String> sendInTurn(String address, Channel channel, HttpRequest request)
+      throws IOException, InterruptedException {
+    Semaphore turns =
+        inFlight.computeIfAbsent(
+            address, a -> new Semaphore(pacing.callsInFlightPerEndpoint(), true));
+    if (!turns.tryAcquire(pacing.waitForTurnMs(), TimeUnit.MILLISECONDS)) {
+      return null;
+    }
+    try {
+      return client(channel).send(request, HttpResponse.BodyHandlers.ofString());
+    } finally {
+      turns.release();
+    }
+  }
+
+  private static boolean isOverloaded(HttpResponse<String> response) {
+    return response.statusCode() == RequestError.Code.OVERLOADED.httpStatus();
   }
 
   private static List<ControlResult> allFailed(

@@ -13,13 +13,20 @@ import dev.kafkamirror.operator.core.StopChaining;
  *
  * @param body the per-partition JSON object (null when the call failed as a whole)
  * @param errorCode the plugin's {@link dev.kafkamirror.contract.PartitionError.Code} (NOT_LEADER,
- *     LEADER_MOVED, TIMEOUT, ...), or one of this client's: UNREACHABLE, HTTP_ERROR,
+ *     LEADER_MOVED, TIMEOUT, ...), or one of this client's: UNREACHABLE, BUSY, HTTP_ERROR,
  *     MISSING_RESULT; null on success
  */
 public record ControlResult(
     PartitionKey key, int brokerId, JsonNode body, String errorCode, String errorMessage) {
 
   public static final String UNREACHABLE = "UNREACHABLE";
+
+  /**
+   * The call was not sent: the operator's own calls to the endpoint took every turn for as long as
+   * one call may take. Like {@link #UNREACHABLE}, it says nothing about the partition.
+   */
+  public static final String BUSY = "BUSY";
+
   public static final String HTTP_ERROR = "HTTP_ERROR";
   public static final String MISSING_RESULT = "MISSING_RESULT";
 
@@ -34,6 +41,14 @@ public record ControlResult(
 
   public boolean ok() {
     return errorCode == null;
+  }
+
+  /**
+   * Whether the call never reached a broker that could answer for the partition (unreachable, or
+   * not sent because the endpoint's turns were all taken): the result says nothing about it.
+   */
+  public boolean notDelivered() {
+    return UNREACHABLE.equals(errorCode) || BUSY.equals(errorCode);
   }
 
   /**

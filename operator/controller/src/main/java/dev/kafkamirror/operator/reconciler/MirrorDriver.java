@@ -147,10 +147,7 @@ public final class MirrorDriver {
     Map<PartitionKey, List<Integer>> missing = new HashMap<>();
     for (List<ControlResult> results : described.values()) {
       for (ControlResult r : results) {
-        boolean unregistered =
-            r.ok()
-                ? !r.body().has(Fields.Describe.MIRROR)
-                : !ControlResult.UNREACHABLE.equals(r.errorCode());
+        boolean unregistered = r.ok() ? !r.body().has(Fields.Describe.MIRROR) : !r.notDelivered();
         if (unregistered) {
           missing.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.brokerId());
         }

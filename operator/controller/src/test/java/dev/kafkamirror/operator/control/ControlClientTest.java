@@ -52,6 +52,8 @@ class ControlClientTest {
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
+    // Calls are served concurrently, as the plugin's endpoint serves them.
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
     address = "127.0.0.1:" + server.getAddress().getPort();
   }
@@ -61,7 +63,27 @@ class ControlClientTest {
     server.stop(0);
   }
 
+  private final java.util.concurrent.atomic.AtomicInteger inFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger mostInFlight =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private volatile long answerAfterMs;
+
   private void handle(HttpExchange exchange) throws IOException {
+    mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+    try {
+      if (answerAfterMs > 0) {
+        Thread.sleep(answerAfterMs);
+      }
+      answer(exchange);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      inFlight.decrementAndGet();
+    }
+  }
+
+  private void answer(HttpExchange exchange) throws IOException {
     JsonNode body = MAPPER.readTree(exchange.getRequestBody().readAllBytes());
     received.add(
         new Received(
@@ -215,5 +237,178 @@ class ControlClientTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("WAIT");
     assertThat(received).isEmpty();
+  }
+
+  @Test
+  void manyReconcilesCallingOneBrokerAtOnceKeepAtMostTheEndpointsWorkersInFlight()
+      throws Exception {
+    // Given a broker that takes a while to answer, and far more callers than its workers
+    answerAfterMs = 150;
+    int callers = 3 * (ControlLimits.ENDPOINT_WORKERS + ControlLimits.ENDPOINT_QUEUE);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(callers);
+    try {
+      // When every caller describes partitions on that broker at the same time
+      List<java.util.concurrent.Future<List<ControlResult>>> calls = new ArrayList<>();
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      for (int i = 0; i < callers; i++) {
+        calls.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return client.describe(1, address, CHANNEL, keys(2));
+                }));
+      }
+      go.countDown();
+
+      // Then every call is answered, and the broker never had more than its workers' worth
+      for (java.util.concurrent.Future<List<ControlResult>> call : calls) {
+        assertThat(call.get(60, java.util.concurrent.TimeUnit.SECONDS))
+            .allSatisfy(r -> assertThat(r.ok()).as(r.errorMessage()).isTrue());
+      }
+      assertThat(received).hasSize(callers);
+      assertThat(mostInFlight.get())
+          .isPositive()
+          .isLessThanOrEqualTo(ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static final String OVERLOADED_BODY =
+      "{\"error\":{\"code\":\"OVERLOADED\",\"message\":\"busy; nothing was done\"}}";
+
+  /** A client that paces as the contract says, with short pauses and waits. */
+  private ControlClient pacedClient(long waitForTurnMs) {
+    return new ControlClient(
+        2_000L,
+        1_000L,
+        new ControlClient.Pacing(
+            ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT,
+            waitForTurnMs,
+            ControlLimits.OVERLOADED_RETRIES,
+            10L));
+  }
+
+  @Test
+  void aCallAnsweredOverloadedIsSentAgainAndItsLaterAnswerIsUsed() {
+    // Given an endpoint whose queue is full for the first two attempts (it does nothing then)
+    java.util.concurrent.atomic.AtomicInteger attempts =
+        new java.util.concurrent.atomic.AtomicInteger();
+    answer =
+        request ->
+            attempts.incrementAndGet() <= 2
+                ? new Answer(503, OVERLOADED_BODY)
+                : everyPartitionOk(request);
+
+    // When a barrier is written
+    List<ControlResult> results =
+        pacedClient(1_000L)
+            .act(Action.WRITE_BARRIER, 2, address, CHANNEL, keys(3), "SRC", null, null);
+
+    // Then the third attempt's answer is the result, and the same call was sent three times
+    assertThat(results).hasSize(3).allSatisfy(r -> assertThat(r.ok()).isTrue());
+    assertThat(received).hasSize(3).extracting(Received::body).containsOnly(received.get(0).body());
+  }
+
+  @Test
+  void aCallStillOverloadedAfterEveryRetryFailsNamingTheBrokerTheAttemptsAndThatNothingWasDone() {
+    // Given an endpoint that stays overloaded
+    answer = request -> new Answer(503, OVERLOADED_BODY);
+
+    // When partitions are described
+    List<ControlResult> results = pacedClient(1_000L).describe(5, address, CHANNEL, keys(2));
+
+    // Then the call was sent once and repeated the contract's number of times, and it failed
+    assertThat(received).hasSize(1 + ControlLimits.OVERLOADED_RETRIES);
+    assertThat(results)
+        .hasSize(2)
+        .allSatisfy(
+            r -> {
+              assertThat(r.errorCode()).isEqualTo(ControlResult.HTTP_ERROR);
+              assertThat(r.errorMessage())
+                  .contains("broker 5")
+                  .contains(address)
+                  .contains("OVERLOADED")
+                  .contains((1 + ControlLimits.OVERLOADED_RETRIES) + " times")
+                  .contains("nothing was done")
+                  .doesNotContain(SECRET);
+            });
+  }
+
+  @Test
+  void anotherHttpErrorIsNotSentAgain() {
+    // Given an endpoint that fails the call itself
+    answer = request -> new Answer(500, "{\"error\":{\"code\":\"INTERNAL\"}}");
+
+    // When a truncate is sent
+    List<ControlResult> results =
+        pacedClient(1_000L).act(Action.TRUNCATE, 1, address, CHANNEL, keys(1), "SRC", null, null);
+
+    // Then it was sent once: only OVERLOADED promises that nothing was done
+    assertThat(received).hasSize(1);
+    assertThat(results)
+        .singleElement()
+        .extracting(ControlResult::errorCode)
+        .isEqualTo("HTTP_ERROR");
+  }
+
+  @Test
+  void aCallThatGetsNoTurnInTimeIsNotSentAndSaysTheOperatorsCallsAreInFlight() throws Exception {
+    // Given an endpoint whose every turn is held by calls that do not end
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    answer =
+        request -> {
+          try {
+            release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return everyPartitionOk(request);
+        };
+    ControlClient paced = pacedClient(300L);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(
+            ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT);
+    try {
+      List<java.util.concurrent.Future<List<ControlResult>>> holding = new ArrayList<>();
+      for (int i = 0; i < ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT; i++) {
+        holding.add(pool.submit(() -> paced.describe(1, address, CHANNEL, keys(1))));
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (received.size() < ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT
+          && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(received).hasSize(ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT);
+
+      // When one more call is made
+      List<ControlResult> results =
+          paced.act(Action.MAKE_WRITABLE, 1, address, CHANNEL, keys(2), "SRC", null, null);
+
+      // Then it fails as BUSY without reaching the endpoint, naming the broker and the address
+      assertThat(received).hasSize(ControlLimits.CLIENT_CALLS_IN_FLIGHT_PER_ENDPOINT);
+      assertThat(results)
+          .hasSize(2)
+          .allSatisfy(
+              r -> {
+                assertThat(r.errorCode()).isEqualTo(ControlResult.BUSY);
+                assertThat(r.notDelivered()).isTrue();
+                assertThat(r.errorMessage())
+                    .contains("broker 1")
+                    .contains(address)
+                    .contains("was not sent");
+              });
+
+      // And the held calls end normally once the endpoint answers
+      release.countDown();
+      for (java.util.concurrent.Future<List<ControlResult>> call : holding) {
+        assertThat(call.get(30, java.util.concurrent.TimeUnit.SECONDS))
+            .allSatisfy(r -> assertThat(r.ok()).isTrue());
+      }
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
   }
 }

@@ -75,7 +75,9 @@ final class ControlServer implements AutoCloseable {
       long requestReadTimeoutMs,
       long idleTimeoutMs) {
 
-    static final Limits DEFAULT = new Limits(4, 16, 64, 10_000L, 30_000L);
+    static final Limits DEFAULT =
+        new Limits(
+            ControlLimits.ENDPOINT_WORKERS, ControlLimits.ENDPOINT_QUEUE, 64, 10_000L, 30_000L);
 
     Limits {
       if (workerThreads < 1
