@@ -102,6 +102,12 @@ final class ControlServer implements AutoCloseable {
   /** An answer: HTTP status and JSON body. */
   record Answer(int status, byte[] body) {}
 
+  /** Makes the object that serves one accepted connection (a seam for tests). */
+  @FunctionalInterface
+  interface ConnectionFactory {
+    ControlConnection open(Socket socket);
+  }
+
   private final ServerSocket serverSocket;
   private final Predicate<String> authenticator;
   private final Handler handler;
@@ -119,6 +125,7 @@ final class ControlServer implements AutoCloseable {
   private final Set<ControlConnection> live = ConcurrentHashMap.newKeySet();
 
   private final Thread acceptor;
+  private final ConnectionFactory connectionFactory;
   private volatile boolean closed;
 
   /**
@@ -131,6 +138,20 @@ final class ControlServer implements AutoCloseable {
       Handler handler,
       Limits limits)
       throws IOException {
+    this(address, sockets, authenticator, handler, limits, real -> real);
+  }
+
+  /**
+   * @param decorate wraps the factory of the real connections (tests make it fail)
+   */
+  ControlServer(
+      InetSocketAddress address,
+      ServerSocketFactory sockets,
+      Predicate<String> authenticator,
+      Handler handler,
+      Limits limits,
+      java.util.function.UnaryOperator<ConnectionFactory> decorate)
+      throws IOException {
     this.serverSocket = sockets.createServerSocket();
     serverSocket.setReuseAddress(true);
     serverSocket.bind(address, 64);
@@ -138,6 +159,11 @@ final class ControlServer implements AutoCloseable {
     this.handler = handler;
     this.limits = limits;
     this.dispatcher = new ControlDispatcher(handler, limits);
+    this.connectionFactory =
+        decorate.apply(
+            socket ->
+                new ControlConnection(
+                    socket, authenticator, handler, limits, dispatcher, () -> closed));
     this.connections =
         new ThreadPoolExecutor(
             0,
@@ -216,15 +242,21 @@ final class ControlServer implements AutoCloseable {
     return false;
   }
 
+  /**
+   * Serves one accepted connection on its own thread. Whatever ends it, also an {@link Error}
+   * before the connection is registered (a class that cannot be loaded, for example after the
+   * agent's jar was replaced under a running broker), its slot is given back exactly once: a leaked
+   * slot would lock every caller out once {@link Limits#maxConnections()} had leaked.
+   */
   private void serve(Socket socket) {
-    ControlConnection connection =
-        new ControlConnection(socket, authenticator, handler, limits, dispatcher, () -> closed);
-    live.add(connection);
+    ControlConnection connection = null;
     try {
+      connection = connectionFactory.open(socket);
+      live.add(connection);
       connection.serve();
     } finally {
       closeQuietly(socket);
-      if (live.remove(connection)) {
+      if (connection == null || live.remove(connection)) {
         // Not evicted: an eviction already gave this connection's slot back.
         open.decrementAndGet();
       }

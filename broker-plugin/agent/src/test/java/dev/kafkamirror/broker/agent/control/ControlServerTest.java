@@ -36,6 +36,14 @@ class ControlServerTest {
   private ControlServer server;
 
   private ControlServer start(ControlServer.Limits limits, boolean blocking) throws IOException {
+    return start(limits, blocking, real -> real);
+  }
+
+  private ControlServer start(
+      ControlServer.Limits limits,
+      boolean blocking,
+      java.util.function.UnaryOperator<ControlServer.ConnectionFactory> decorate)
+      throws IOException {
     server =
         new ControlServer(
             new InetSocketAddress("127.0.0.1", 0),
@@ -60,7 +68,8 @@ class ControlServerTest {
                 return ("{\"error\":{\"code\":\"" + code + "\"}}").getBytes();
               }
             },
-            limits);
+            limits,
+            decorate);
     return server;
   }
 
@@ -196,5 +205,37 @@ class ControlServerTest {
       // reset after the answer
     }
     return out.toString();
+  }
+
+  @Test
+  void connectionsThatFailBeforeTheyAreServedGiveTheirSlotBackSoTheEndpointNeverLocksCallersOut()
+      throws Exception {
+    // Given an endpoint of 2 connections whose first 5 connections fail with an Error before they
+    // are served (as a class that cannot be loaded does when the agent jar was replaced)
+    AtomicInteger failuresLeft = new AtomicInteger(5);
+    start(
+        new ControlServer.Limits(1, 1, 2, 5_000L, 5_000L),
+        false,
+        real ->
+            socket -> {
+              if (failuresLeft.getAndDecrement() > 0) {
+                throw new NoClassDefFoundError("dev/kafkamirror/broker/agent/control/Missing");
+              }
+              return real.open(socket);
+            });
+    for (int i = 0; i < 5; i++) {
+      try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
+        s.setSoTimeout(5_000);
+        // the server closes it without an answer
+        assertThat(s.getInputStream().read()).isEqualTo(-1);
+      }
+    }
+
+    // When a caller arrives afterwards
+    HttpResponse<String> answer = post(SECRET).get(10, TimeUnit.SECONDS);
+
+    // Then it is served: the failed connections hold no slot
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(handled.get()).isEqualTo(1);
   }
 }
