@@ -72,7 +72,7 @@ final class StopFixtures {
       TestClients.commitAndAwaitMarkers(tx, source.bootstrapServers(), prefix + "-committed-tx");
     }
     KafkaProducer<String, String> open =
-        TestClients.transactionalProducer(source.bootstrapServers(), prefix + "-open-tx");
+        TestClients.openTransactionProducer(source.bootstrapServers(), prefix + "-open-tx");
     open.initTransactions();
     open.beginTransaction();
     for (int i = 0; i < 3; i++) {

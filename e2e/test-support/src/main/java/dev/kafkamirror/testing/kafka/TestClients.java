@@ -50,6 +50,22 @@ public final class TestClients {
   }
 
   /**
+   * A transactional producer for a transaction a test leaves open on purpose (something above the
+   * last stable offset until the test ends): its timeout is the broker's default maximum, 15
+   * minutes, because with the usual 60 s the coordinator aborts the transaction when a test slowed
+   * by a loaded machine takes longer, and the abort marker takes away what the test is about. The
+   * caller calls {@code initTransactions()} and closes the producer without committing.
+   */
+  public static KafkaProducer<String, String> openTransactionProducer(
+      String bootstrapServers, String transactionalId) {
+    Properties props = producerBase(bootstrapServers);
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "900000");
+    return new KafkaProducer<>(props);
+  }
+
+  /**
    * Commits the producer's transaction and waits until its markers are in the log.
    *
    * <p>Under transaction version 2 (the default on Kafka 4.x) {@code commitTransaction()} returns
