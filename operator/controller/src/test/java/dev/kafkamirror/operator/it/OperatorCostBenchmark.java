@@ -74,6 +74,15 @@ class OperatorCostBenchmark {
     int partitions = Integer.getInteger("cmo.bench.partitions", 100);
     int minutes = Integer.getInteger("cmo.bench.minutes", 10);
     int sampleSeconds = Integer.getInteger("cmo.bench.sampleSeconds", 10);
+    // Flags after the image's (a later flag wins), to look for the floor: e.g.
+    // -Dcmo.bench.extraJvmFlags=-XX:MaxRAMPercentage=30,-XX:+UseSerialGC
+    List<String> jvmFlags = new ArrayList<>(IMAGE_JVM_FLAGS);
+    for (String flag : System.getProperty("cmo.bench.extraJvmFlags", "").split(",")) {
+      if (!flag.isBlank()) {
+        jvmFlags.add(flag.trim());
+      }
+    }
+    System.out.println("operator cost: operator JVM flags " + jvmFlags);
     try (OperatorTestEnvironment env = OperatorTestEnvironment.start()) {
       KubernetesClient client = env.client();
       KafkaCluster source =
@@ -101,7 +110,7 @@ class OperatorCostBenchmark {
           env.newOperatorProcess(
               "cost-operator",
               Map.of("CMO_METRICS_PORT", Integer.toString(metricsPort), "CMO_LOG_LEVEL", "warn"),
-              IMAGE_JVM_FLAGS);
+              jvmFlags);
       operator.start();
       long started = System.nanoTime();
       for (String topic : topics) {
