@@ -455,6 +455,7 @@ public final class MirrorLagBenchmark {
       long backlogRecords,
       long stopMs,
       long restartRegisteredMs,
+      long firstRecordMs,
       long backlogDrainedMs,
       long lagBackMs,
       long maxLagAfterRestart,
@@ -539,6 +540,7 @@ public final class MirrorLagBenchmark {
           0,
           0,
           0,
+          0,
           "",
           onDestination.samples.wrongTimestampTypes());
     }
@@ -581,10 +583,12 @@ public final class MirrorLagBenchmark {
       Thread.sleep(POLL_MS);
     }
     long maxAfter = 0;
+    long firstReceived = Long.MAX_VALUE;
     long[][] all = onDestination.samples.snapshot();
     for (int i = 0; i < all[0].length; i++) {
       if (all[1][i] >= restartWallMs) {
         maxAfter = Math.max(maxAfter, all[1][i] - all[0][i]);
+        firstReceived = Math.min(firstReceived, all[1][i]);
       }
     }
     return new Result(
@@ -599,6 +603,7 @@ public final class MirrorLagBenchmark {
         backlog,
         stopMs,
         registeredMs,
+        firstReceived == Long.MAX_VALUE ? -1 : firstReceived - restartWallMs,
         drainedMs,
         lagBackMs,
         maxAfter,
@@ -757,18 +762,20 @@ public final class MirrorLagBenchmark {
     if (r.outage()) {
       out.append(
           "| outage s | backlog records (MiB) | stop ms | restart to registered ms |"
+              + " restart to first record on the destination consumer ms |"
               + " restart to backlog drained ms | restart to lag ≤ steady p99 ms |"
               + " max lag after restart ms |\n"
-              + "|---|---|---|---|---|---|---|\n");
+              + "|---|---|---|---|---|---|---|---|\n");
       out.append(
           String.format(
               Locale.ROOT,
-              "| %d | %,d (%.1f) | %,d | %,d | %s | %s | %,d |%n%n",
+              "| %d | %,d (%.1f) | %,d | %,d | %,d | %s | %s | %,d |%n%n",
               outageSeconds,
               r.backlogRecords(),
               r.backlogRecords() * (double) recordBytes / (1024 * 1024),
               r.stopMs(),
               r.restartRegisteredMs(),
+              r.firstRecordMs(),
               r.backlogDrainedMs() < 0
                   ? "not within " + catchUpTimeoutSeconds + " s"
                   : String.format(Locale.ROOT, "%,d", r.backlogDrainedMs()),
