@@ -460,6 +460,9 @@ public final class MirrorLagBenchmark {
       long lagBackMs,
       long maxLagAfterRestart,
       String loadOutage,
+      String leadersBefore,
+      String leadersAfter,
+      String receivedPer10s,
       long wrongTimestampTypes) {}
 
   /** Lag percentiles in ms over n records. */
@@ -542,10 +545,14 @@ public final class MirrorLagBenchmark {
           0,
           0,
           "",
+          leadersByBroker(destination),
+          "",
+          "",
           onDestination.samples.wrongTimestampTypes());
     }
 
     String loadOutage = MirrorThroughputBenchmark.loadAverage();
+    String leadersBefore = leadersByBroker(destination);
     long destinationBefore = MirrorThroughputBenchmark.sumOfLogEnds(destination, TOPIC);
     log("outage: stopping every destination broker, load " + loadOutage);
     long stopStart = System.nanoTime();
@@ -585,10 +592,15 @@ public final class MirrorLagBenchmark {
     long maxAfter = 0;
     long firstReceived = Long.MAX_VALUE;
     long[][] all = onDestination.samples.snapshot();
+    long[] per10s = new long[(int) ((System.currentTimeMillis() - restartWallMs) / 10_000) + 1];
     for (int i = 0; i < all[0].length; i++) {
       if (all[1][i] >= restartWallMs) {
         maxAfter = Math.max(maxAfter, all[1][i] - all[0][i]);
         firstReceived = Math.min(firstReceived, all[1][i]);
+        int bucket = (int) ((all[1][i] - restartWallMs) / 10_000);
+        if (bucket < per10s.length) {
+          per10s[bucket]++;
+        }
       }
     }
     return new Result(
@@ -608,7 +620,35 @@ public final class MirrorLagBenchmark {
         lagBackMs,
         maxAfter,
         loadOutage,
+        leadersBefore,
+        leadersByBroker(destination),
+        Arrays.stream(per10s)
+            .mapToObj(n -> String.format(Locale.ROOT, "%,d", n))
+            .collect(java.util.stream.Collectors.joining(", ")),
         onDestination.samples.wrongTimestampTypes());
+  }
+
+  /**
+   * How many partitions of the topic each destination broker leads, e.g. "1: 8, 2: 8, 3: 8": each
+   * leader's fetcher fetches its partitions with one request in flight per source broker.
+   */
+  private static String leadersByBroker(KafkaCluster destination) {
+    try (org.apache.kafka.clients.admin.Admin admin = destination.admin()) {
+      Map<Integer, Integer> counts = new java.util.TreeMap<>();
+      admin
+          .describeTopics(List.of(TOPIC))
+          .allTopicNames()
+          .get(30, TimeUnit.SECONDS)
+          .get(TOPIC)
+          .partitions()
+          .forEach(p -> counts.merge(p.leader() == null ? -1 : p.leader().id(), 1, Integer::sum));
+      StringBuilder b = new StringBuilder();
+      counts.forEach(
+          (k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k).append(": ").append(v));
+      return b.toString();
+    } catch (Exception e) {
+      return "? (" + e.getMessage() + ")";
+    }
   }
 
   /**
@@ -784,6 +824,19 @@ public final class MirrorLagBenchmark {
                   : String.format(Locale.ROOT, "%,d", r.lagBackMs()),
               r.maxLagAfterRestart()));
     }
+    if (r.outage()) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "Records received by the destination consumer per 10 s from the restart call: %s.%n%n",
+              r.receivedPer10s()));
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "Partitions led per destination broker: %s before the outage%s.%n%n",
+            r.leadersBefore(),
+            r.outage() ? ", " + r.leadersAfter() + " after the catch-up" : ""));
     out.append(check).append(".\n");
     return out.toString();
   }
