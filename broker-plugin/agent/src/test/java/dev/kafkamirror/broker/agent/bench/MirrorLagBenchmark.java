@@ -43,6 +43,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Dpartitions=24] [-DrecordBytes=1024] [-DcalibrateMiB=64] [-DthroughputMiBs=..] [-Drate=..] \
  *     [-DwarmupSeconds=20] [-DsteadySeconds=60] [-DoutageSeconds=60] [-DcatchUpTimeoutSeconds=600] \
+ *     [-DpreferredElection=false] \
  *     dev.kafkamirror.broker.agent.bench.MirrorLagBenchmark
  * </pre>
  *
@@ -80,7 +81,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       until the destination's high watermarks reach the source's log ends as they were at the
  *       restart call ("backlog drained"), and until the lag is back to the steady p99 (the end of
  *       the first whole second, counted from the restart call, in which the destination consumer
- *       received records and their p99 lag was at most the steady p99).
+ *       received records and their p99 lag was at most the steady p99). Also: until the first
+ *       record reaches the destination consumer, the records it received per 10 s, and the leaders
+ *       per broker. With {@code -DpreferredElection=true} a preferred-leader election is asked for
+ *       every second after the restart until every partition has its preferred leader (after a
+ *       restart of all brokers the first one back leads every partition).
  * </ol>
  *
  * <p>Every process it starts is stopped at the end, also on failure: the clusters in
@@ -104,6 +109,7 @@ public final class MirrorLagBenchmark {
   private final int steadySeconds;
   private final int outageSeconds;
   private final int catchUpTimeoutSeconds;
+  private final boolean preferredElection;
 
   private MirrorLagBenchmark() {
     this.agent =
@@ -119,6 +125,7 @@ public final class MirrorLagBenchmark {
     this.steadySeconds = Integer.getInteger("steadySeconds", 60);
     this.outageSeconds = Integer.getInteger("outageSeconds", 60);
     this.catchUpTimeoutSeconds = Integer.getInteger("catchUpTimeoutSeconds", 600);
+    this.preferredElection = Boolean.getBoolean("preferredElection");
   }
 
   public static void main(String[] args) throws Exception {
@@ -463,6 +470,7 @@ public final class MirrorLagBenchmark {
       String leadersBefore,
       String leadersAfter,
       String receivedPer10s,
+      long electedMs,
       long wrongTimestampTypes) {}
 
   /** Lag percentiles in ms over n records. */
@@ -548,6 +556,7 @@ public final class MirrorLagBenchmark {
           leadersByBroker(destination),
           "",
           "",
+          -1,
           onDestination.samples.wrongTimestampTypes());
     }
 
@@ -575,8 +584,24 @@ public final class MirrorLagBenchmark {
     long deadline = restartNanos + TimeUnit.SECONDS.toNanos(catchUpTimeoutSeconds);
     long drainedMs = -1;
     long lagBackMs = -1;
+    long electedMs = -1;
+    java.util.Set<TopicPartition> toElect = new java.util.HashSet<>();
+    if (preferredElection) {
+      for (int p = 0; p < partitions; p++) {
+        toElect.add(new TopicPartition(TOPIC, p));
+      }
+    }
+    long nextElection = System.nanoTime();
     while (System.nanoTime() < deadline && (drainedMs < 0 || lagBackMs < 0)) {
       onDestination.check();
+      if (!toElect.isEmpty() && System.nanoTime() >= nextElection) {
+        electPreferred(destination, toElect);
+        nextElection = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        if (toElect.isEmpty()) {
+          electedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartNanos);
+          log("preferred leaders elected " + electedMs + " ms after the restart call");
+        }
+      }
       if (drainedMs < 0 && highWatermarksReached(destination, sourceAtRestart)) {
         drainedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartNanos);
         log("backlog drained " + drainedMs + " ms after the restart call");
@@ -625,7 +650,35 @@ public final class MirrorLagBenchmark {
         Arrays.stream(per10s)
             .mapToObj(n -> String.format(Locale.ROOT, "%,d", n))
             .collect(java.util.stream.Collectors.joining(", ")),
+        electedMs,
         onDestination.samples.wrongTimestampTypes());
+  }
+
+  /**
+   * One preferred-leader election of {@code pending}; removes the partitions that now have their
+   * preferred leader (elected or already leading) and keeps those whose preferred replica is not in
+   * sync yet, for the next try.
+   */
+  private static void electPreferred(
+      KafkaCluster destination, java.util.Set<TopicPartition> pending) {
+    try (org.apache.kafka.clients.admin.Admin admin = destination.admin()) {
+      Map<TopicPartition, java.util.Optional<Throwable>> result =
+          admin
+              .electLeaders(
+                  org.apache.kafka.common.ElectionType.PREFERRED, java.util.Set.copyOf(pending))
+              .partitions()
+              .get(30, TimeUnit.SECONDS);
+      result.forEach(
+          (tp, error) -> {
+            if (error.isEmpty()
+                || error.get()
+                    instanceof org.apache.kafka.common.errors.ElectionNotNeededException) {
+              pending.remove(tp);
+            }
+          });
+    } catch (Exception e) {
+      // Brokers still starting: try again on the next round.
+    }
   }
 
   /**
@@ -834,9 +887,18 @@ public final class MirrorLagBenchmark {
     out.append(
         String.format(
             Locale.ROOT,
-            "Partitions led per destination broker: %s before the outage%s.%n%n",
+            "Partitions led per destination broker: %s before the outage%s%s.%n%n",
             r.leadersBefore(),
-            r.outage() ? ", " + r.leadersAfter() + " after the catch-up" : ""));
+            r.outage() ? ", " + r.leadersAfter() + " after the catch-up" : "",
+            !preferredElection
+                ? "; no preferred-leader election after the restart"
+                : r.electedMs() < 0
+                    ? "; preferred-leader election asked for but not complete"
+                    : String.format(
+                        Locale.ROOT,
+                        "; preferred leaders elected %,d ms after the restart call"
+                            + " (-DpreferredElection=true)",
+                        r.electedMs())));
     out.append(check).append(".\n");
     return out.toString();
   }
