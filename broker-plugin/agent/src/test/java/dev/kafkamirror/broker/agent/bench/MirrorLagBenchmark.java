@@ -85,12 +85,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       record reaches the destination consumer, the records it received per 10 s, and the leaders
  *       per broker. With {@code -DpreferredElection=true} a preferred-leader election is asked for
  *       every second after the restart until every partition has its preferred leader (after a
- *       restart of all brokers the first one back leads every partition).
+ *       restart of all brokers the first one back may lead every partition: seen in
+ *       docs/benchmarks.md).
  * </ol>
  *
  * <p>Every process it starts is stopped at the end, also on failure: the clusters in
  * try-with-resources (their close stops every node, also one left stopped or half-restarted), the
- * client threads stopped in a finally block, the {@link
+ * producer and consumer threads in an inner try-with-resources closed before them, the {@link
  * dev.kafkamirror.testing.process.ProcessReaper} behind the clusters. The main thread drives the
  * clusters; the producer and the two consumers each own their client and thread.
  */
