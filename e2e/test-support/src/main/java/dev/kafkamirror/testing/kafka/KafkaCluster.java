@@ -56,6 +56,7 @@ public final class KafkaCluster implements AutoCloseable {
   private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
   private final Map<Integer, Map<String, String>> perBrokerListeners = new LinkedHashMap<>();
   private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
+  private final Map<Integer, Map<String, String>> namedListenerAddresses = new LinkedHashMap<>();
   private final String classpath;
 
   private KafkaCluster(KafkaClusterConfig config) {
@@ -92,7 +93,9 @@ public final class KafkaCluster implements AutoCloseable {
     boolean combined = config.brokers() == 1 && config.combinedWhenSingleBroker();
     int controllerId = combined ? 1 : 0;
     int extraPerBroker =
-        config.perBrokerListenerProperties().size() + (config.proxiedClientListener() ? 1 : 0);
+        config.perBrokerListenerProperties().size()
+            + (config.proxiedClientListener() ? 1 : 0)
+            + config.namedListeners().size();
     // All ports at once, so that none is handed out twice.
     List<Integer> ports = FreePorts.pick(config.brokers() + 1 + config.brokers() * extraPerBroker);
     java.util.Iterator<Integer> extraPorts =
@@ -120,6 +123,9 @@ public final class KafkaCluster implements AutoCloseable {
         props.putAll(listeners);
         if (config.proxiedClientListener()) {
           props.putAll(proxiedListener(node, extraPorts.next(), controllerPort));
+        }
+        if (!config.namedListeners().isEmpty()) {
+          props.putAll(namedListeners(node, extraPorts, controllerPort));
         }
       }
       if (node.role().isController()) {
@@ -162,6 +168,58 @@ public final class KafkaCluster implements AutoCloseable {
         "listener.security.protocol.map",
         "PLAINTEXT:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
     return props;
+  }
+
+  /**
+   * The listener properties of a broker with every {@link KafkaClusterConfig#namedListeners()}
+   * beside {@code PLAINTEXT}, each on the next of {@code ports}, advertised where it binds.
+   */
+  private Map<String, String> namedListeners(
+      KafkaNode node, java.util.Iterator<Integer> ports, int controllerPort) {
+    String direct = node.bootstrapAddress().orElseThrow();
+    StringBuilder listeners = new StringBuilder("PLAINTEXT://" + direct);
+    StringBuilder advertised = new StringBuilder("PLAINTEXT://" + direct);
+    StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    Map<String, String> addresses = new LinkedHashMap<>();
+    config
+        .namedListeners()
+        .forEach(
+            (name, protocol) -> {
+              String address = config.listenerHost() + ":" + ports.next();
+              addresses.put(name, address);
+              listeners.append(',').append(name).append("://").append(address);
+              advertised.append(',').append(name).append("://").append(address);
+              protocols.append(',').append(name).append(':').append(protocol);
+            });
+    if (node.role().isController()) {
+      listeners.append(",CONTROLLER://127.0.0.1:").append(controllerPort);
+    }
+    namedListenerAddresses.put(node.nodeId(), addresses);
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("listeners", listeners.toString());
+    props.put("advertised.listeners", advertised.toString());
+    props.put("listener.security.protocol.map", protocols.toString());
+    return props;
+  }
+
+  /**
+   * {@code host:port,...} of every broker's listener {@code name} (see {@link
+   * KafkaClusterConfig.Builder#namedListener}).
+   */
+  public String bootstrapServers(String name) {
+    if (!config.namedListeners().containsKey(name)) {
+      throw new IllegalArgumentException(
+          "cluster "
+              + config.name()
+              + " has no listener "
+              + name
+              + "; its named listeners are "
+              + config.namedListeners().keySet()
+              + " (build it with namedListener(name, protocol))");
+    }
+    return brokerIds().stream()
+        .map(id -> namedListenerAddresses.get(id).get(name))
+        .collect(Collectors.joining(","));
   }
 
   /**

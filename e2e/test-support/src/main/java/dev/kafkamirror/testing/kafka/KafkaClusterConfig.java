@@ -31,7 +31,8 @@ public record KafkaClusterConfig(
     Duration startTimeout,
     boolean proxiedClientListener,
     Map<String, String> controllerProperties,
-    String listenerHost) {
+    String listenerHost,
+    Map<String, String> namedListeners) {
 
   public KafkaClusterConfig {
     Objects.requireNonNull(name, "name");
@@ -45,6 +46,14 @@ public record KafkaClusterConfig(
     jvmArgs = List.copyOf(jvmArgs);
     controllerProperties = Map.copyOf(controllerProperties);
     Objects.requireNonNull(listenerHost, "listenerHost");
+    namedListeners = Map.copyOf(namedListeners);
+    if (proxiedClientListener && !namedListeners.isEmpty()) {
+      throw new IllegalArgumentException(
+          "cluster "
+              + name
+              + ": proxiedClientListener() and namedListener() both write the brokers' listeners;"
+              + " use one of them");
+    }
   }
 
   /** A builder for cluster {@code name} with one combined node and no agent. */
@@ -80,6 +89,7 @@ public record KafkaClusterConfig(
     private boolean proxiedClientListener;
     private final Map<String, String> controllerProperties = new LinkedHashMap<>();
     private String listenerHost = "127.0.0.1";
+    private final Map<String, String> namedListeners = new LinkedHashMap<>();
 
     private Builder(String name) {
       this.name = name;
@@ -199,6 +209,31 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /**
+     * Gives every broker one more client listener, {@code name} (upper case, such as {@code
+     * SCRAM}), with {@code securityProtocol} ({@code SSL}, {@code SASL_SSL}, ...) on a free port of
+     * its own, advertised at that port: a client that bootstraps from {@link
+     * KafkaCluster#bootstrapServers(String)} reaches every broker through it, while replication,
+     * the harness's own clients and the plugin keep the {@code PLAINTEXT} listener. Its settings go
+     * in with {@link #brokerProperty} under Kafka's per-listener prefix {@code listener.name.<name
+     * lower case>.}.
+     */
+    public Builder namedListener(String name, String securityProtocol) {
+      if (!name.matches("[A-Z][A-Z0-9_]*")
+          || name.equals("PLAINTEXT")
+          || name.equals("CONTROLLER")
+          || name.equals("EXTERNAL")) {
+        throw new IllegalArgumentException(
+            "listener name "
+                + name
+                + " of cluster "
+                + this.name
+                + ": give an upper-case name other than PLAINTEXT, CONTROLLER and EXTERNAL");
+      }
+      namedListeners.put(name, Objects.requireNonNull(securityProtocol, "securityProtocol"));
+      return this;
+    }
+
     public KafkaClusterConfig build() {
       return new KafkaClusterConfig(
           name,
@@ -216,7 +251,8 @@ public record KafkaClusterConfig(
           startTimeout,
           proxiedClientListener,
           controllerProperties,
-          listenerHost);
+          listenerHost,
+          namedListeners);
     }
 
     /** Builds the config and starts the cluster. */

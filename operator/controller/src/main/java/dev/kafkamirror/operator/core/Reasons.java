@@ -43,6 +43,14 @@ public final class Reasons {
   public static final String DESTINATION_UNREACHABLE = "DestinationUnreachable";
 
   /**
+   * Degraded=True (and Stalled): the destination refused the credentials of
+   * spec.destination.security (SASL authentication or the TLS handshake failed); no Admin call of
+   * the operator gets through, so nothing is created, mirrored or stopped until a human fixes them.
+   * Unlike {@link #DESTINATION_UNREACHABLE}, waiting does not help.
+   */
+  public static final String DESTINATION_AUTHENTICATION_FAILED = "DestinationAuthenticationFailed";
+
+  /**
    * Degraded=True (and Stalled): the source refused the credentials of spec.source.security (SASL
    * authentication or the TLS handshake failed); nothing is mirrored until a human fixes them.
    */

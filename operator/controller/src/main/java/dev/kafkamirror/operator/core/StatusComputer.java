@@ -139,6 +139,11 @@ public final class StatusComputer {
     if (in.specError() != null) {
       degradedReason = Reasons.INVALID_SPEC;
       degradedMessage = in.specError();
+    } else if (in.destinationAuthenticationError() != null) {
+      // Stalled, also during a stop (which needs the destination): retrying with the same
+      // credentials cannot help.
+      degradedReason = Reasons.DESTINATION_AUTHENTICATION_FAILED;
+      degradedMessage = in.destinationAuthenticationError();
     } else if (in.destinationError() != null) {
       degradedReason = Reasons.DESTINATION_UNREACHABLE;
       degradedMessage = in.destinationError();

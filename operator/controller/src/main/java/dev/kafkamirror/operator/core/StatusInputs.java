@@ -18,6 +18,9 @@ import java.util.List;
  * @param pendingPartitions source partitions the destination lacks (not mirrored)
  * @param sourceAuthenticationError why the source refused the clients' credentials (names the
  *     cluster and what to check, never a secret); null if it did not
+ * @param destinationAuthenticationError why the destination refused the operator's credentials
+ *     (names the cluster and what to check, never a secret); null if it did not. When set, {@code
+ *     destinationError} is null: the refusal is the reason the destination could not be observed
  */
 public record StatusInputs(
     long generation,
@@ -29,13 +32,14 @@ public record StatusInputs(
     String destinationError,
     int maxPartitionsListed,
     List<PartitionGrowthPlanner.Pending> pendingPartitions,
-    String sourceAuthenticationError) {
+    String sourceAuthenticationError,
+    String destinationAuthenticationError) {
 
   public StatusInputs {
     pendingPartitions = pendingPartitions == null ? List.of() : List.copyOf(pendingPartitions);
   }
 
-  /** Without pending partitions or a source authentication error. */
+  /** Without pending partitions or an authentication error. */
   public StatusInputs(
       long generation,
       MirrorIntent.Target target,
@@ -55,6 +59,7 @@ public record StatusInputs(
         destinationError,
         maxPartitionsListed,
         List.of(),
+        null,
         null);
   }
 
@@ -79,6 +84,7 @@ public record StatusInputs(
     private String destinationError;
     private List<PartitionGrowthPlanner.Pending> pendingPartitions = List.of();
     private String sourceAuthenticationError;
+    private String destinationAuthenticationError;
 
     private Builder(
         long generation,
@@ -127,6 +133,12 @@ public record StatusInputs(
       return this;
     }
 
+    /** Why the destination refused the operator's credentials; null if it did not. */
+    public Builder destinationAuthenticationError(String destinationAuthenticationError) {
+      this.destinationAuthenticationError = destinationAuthenticationError;
+      return this;
+    }
+
     public StatusInputs build() {
       return new StatusInputs(
           generation,
@@ -138,7 +150,8 @@ public record StatusInputs(
           destinationError,
           maxPartitionsListed,
           pendingPartitions,
-          sourceAuthenticationError);
+          sourceAuthenticationError,
+          destinationAuthenticationError);
     }
   }
 }

@@ -312,13 +312,15 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
           progress);
     } catch (ClusterAdmin.KafkaCallException e) {
       status.recordHaltedStops(cr, ref, progress.haltedStops());
+      String refused = destinationAuthenticationError(ref, cr, e);
       return record(
           scope,
           scope
               .inputs()
               .plan(progress.plan())
               .observations(observations(progress))
-              .destinationError(e.getMessage())
+              .destinationError(refused == null ? e.getMessage() : null)
+              .destinationAuthenticationError(refused)
               .pendingPartitions(topicSync.lastPending(cr))
               .build(),
           true);
@@ -391,6 +393,35 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       return UpdateControl.noUpdate();
     }
     return control;
+  }
+
+  /**
+   * For a destination call refused for the operator's credentials: what happened, on which cluster,
+   * and what to check; else null. The reconcile's catch takes every {@link
+   * ClusterAdmin.KafkaCallException} as the destination's (as {@code DestinationUnreachable} always
+   * did): the rounds catch the source's failures themselves, and the topic creation gives up
+   * quietly when the source cannot be listed, which is the first source call a refused credential
+   * fails. Kafka's message of a refusal names the mechanism, never the password or the key.
+   */
+  static String destinationAuthenticationError(
+      String ref, ClusterMirror cr, ClusterAdmin.KafkaCallException e) {
+    var refusal = e.authenticationFailure();
+    if (refusal == null) {
+      return null;
+    }
+    return "ClusterMirror "
+        + ref
+        + ": the destination cluster "
+        + cr.getSpec().getDestination().getBootstrapServers()
+        + " refused the credentials of spec.destination.security ("
+        + refusal.getClass().getSimpleName()
+        + ": "
+        + refusal.getMessage()
+        + "); nothing is created, mirrored or stopped on it until it accepts them: check the"
+        + " Secrets spec.destination.security names (the username and password of saslUser or"
+        + " saslCredentials, the client certificate and key of tlsClientCertificate, the CA of"
+        + " tlsTrustedCertificate), that the listener spec.destination.bootstrapServers names has"
+        + " this user with this password or trusts the certificate's CA, and saslMechanism";
   }
 
   /** What one reconcile works from: the resource, its previous status, the target. */

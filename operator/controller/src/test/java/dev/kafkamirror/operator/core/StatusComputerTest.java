@@ -722,6 +722,40 @@ class StatusComputerTest {
         .isNotEqualTo(Reasons.SOURCE_AUTHENTICATION_FAILED);
   }
 
+  @Test
+  void aDestinationThatRefusesTheCredentialsIsDegradedAndStalledAlsoDuringAStop() {
+    // Given a destination that refused the operator's credentials: nothing could be observed
+    String refusal =
+        "ClusterMirror ns/orders-mirror: the destination cluster dest.example:9094 refused the"
+            + " credentials of spec.destination.security (SaslAuthenticationException: ...)";
+
+    // When the status is computed while mirroring, and while a stop is wanted
+    ClusterMirrorStatus mirroring = destinationRefused(MirrorIntent.Target.MIRRORING, refusal);
+    ClusterMirrorStatus stopping = destinationRefused(MirrorIntent.Target.STOPPED, refusal);
+
+    // Then both are Degraded and Stalled with the reason and message: waiting does not help, and
+    // a stop needs the destination
+    for (ClusterMirrorStatus s : List.of(mirroring, stopping)) {
+      assertThat(condition(s, Conditions.DEGRADED).getStatus()).isEqualTo("True");
+      assertThat(condition(s, Conditions.DEGRADED).getReason())
+          .isEqualTo(Reasons.DESTINATION_AUTHENTICATION_FAILED);
+      assertThat(condition(s, Conditions.DEGRADED).getMessage()).isEqualTo(refusal);
+      assertThat(condition(s, Conditions.STALLED).getStatus()).isEqualTo("True");
+      assertThat(condition(s, Conditions.READY).getStatus()).isEqualTo("False");
+    }
+    assertThat(condition(mirroring, Conditions.MIRRORING).getStatus()).isEqualTo("False");
+    assertThat(condition(stopping, Conditions.STOPPED).getStatus()).isEqualTo("False");
+  }
+
+  private static ClusterMirrorStatus destinationRefused(
+      MirrorIntent.Target target, String refusal) {
+    return StatusComputer.compute(
+        StatusInputs.builder(1, target, null, 1_000)
+            .destinationAuthenticationError(refusal)
+            .build(),
+        Clock.fixed(T0, ZoneOffset.UTC));
+  }
+
   private static ClusterMirrorStatus withRefusal(
       MirrorIntent.Target target, PartitionObservation o, String refusal) {
     FailoverPlan plan = FailoverPlanner.plan(intent(target), List.of(o), null, 1_000);

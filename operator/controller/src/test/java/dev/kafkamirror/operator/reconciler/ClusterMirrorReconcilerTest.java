@@ -304,6 +304,40 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void
+      aDestinationThatRefusesTheCredentialsIsStalledDestinationAuthenticationFailedAndCallsNothing() {
+    // Given a destination that refuses the operator's SASL credentials
+    rig.mirroring(1);
+    rig.destination.failWith(
+        "SaslAuthenticationException: invalid credentials",
+        new org.apache.kafka.common.errors.SaslAuthenticationException(
+            "Authentication failed during authentication due to invalid credentials with SASL"
+                + " mechanism SCRAM-SHA-512"));
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then Degraded and Stalled name the refusal, the ClusterMirror, the destination and what to
+    // check; no control call was made and nothing is stopped
+    Condition degraded =
+        Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getStatus()).isEqualTo(Conditions.TRUE);
+    assertThat(degraded.getReason()).isEqualTo(Reasons.DESTINATION_AUTHENTICATION_FAILED);
+    assertThat(degraded.getMessage())
+        .startsWith("ClusterMirror " + NS + "/" + cr.getMetadata().getName() + ": ")
+        .contains("the destination cluster " + cr.getSpec().getDestination().getBootstrapServers())
+        .contains("SaslAuthenticationException")
+        .contains("spec.destination.security")
+        .contains("saslUser");
+    assertThat(
+            Conditions.find(rig.statusWriter.last(), Conditions.STALLED).orElseThrow().getStatus())
+        .isEqualTo(Conditions.TRUE);
+    assertThat(rig.control.calls()).isEmpty();
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).isFalse();
+  }
+
+  @Test
   void anUnreachableLeaderLeavesItsPartitionsUnstoppedAndSaysWhichBroker() {
     // Given the leader's control endpoint is unreachable
     rig.mirroring(1);

@@ -26,6 +26,7 @@ final class TestingClusterAdmin implements ClusterAdmin {
   private final Map<String, String> uncleanTopics = new ConcurrentHashMap<>();
   private final Journal journal;
   private volatile String failure;
+  private volatile Throwable failureCause;
   private volatile boolean closed;
 
   TestingClusterAdmin(String label, List<Integer> brokers, Journal journal) {
@@ -46,6 +47,15 @@ final class TestingClusterAdmin implements ClusterAdmin {
 
   /** Every later call throws with {@code message}; null heals. */
   void failWith(String message) {
+    failWith(message, null);
+  }
+
+  /**
+   * Every later call throws with {@code message} and {@code cause} (such as the refusal of the
+   * client's credentials); null heals.
+   */
+  void failWith(String message, Throwable cause) {
+    this.failureCause = cause;
     this.failure = message;
   }
 
@@ -56,7 +66,7 @@ final class TestingClusterAdmin implements ClusterAdmin {
   private void check(String what) throws KafkaCallException {
     String f = failure;
     if (f != null) {
-      throw new KafkaCallException("cannot " + what + " on " + label + ": " + f, null);
+      throw new KafkaCallException("cannot " + what + " on " + label + ": " + f, failureCause);
     }
   }
 
