@@ -199,19 +199,73 @@ public final class ClusterMembership {
     t.start();
   }
 
+  /** A partition whose membership {@link #ensureRecorded} makes sure of. */
+  record Candidate(TopicPartition tp, MirrorEntry entry, Partition partition) {}
+
   /**
-   * Before a leader's first mirrored append for {@code tp} (the store synced): makes sure the
-   * membership is durable in the stop-state topic.
+   * Before a leader's first mirrored append for each candidate (the store synced): makes sure its
+   * membership is durable in the stop-state topic. The memberships still to record are written
+   * together (all sent, then all awaited: one round trip for a leader's many new partitions, not
+   * one each); each partition succeeds or fails alone.
    *
-   * @return false when it is not (the entry's error says why); the caller must not append
+   * @return the candidates whose membership is durable; for the others the entry's error (or
+   *     failure) says why, and the caller must not append
    */
-  static boolean ensureRecorded(
+  static java.util.Set<TopicPartition> ensureRecorded(
+      StopStateStore store, List<Candidate> candidates) {
+    java.util.Set<TopicPartition> durable = new java.util.HashSet<>();
+    Map<MirrorMembership, Candidate> toWrite = new java.util.LinkedHashMap<>();
+    for (Candidate c : candidates) {
+      Decision d = decide(store, c.tp(), c.entry(), c.partition());
+      if (d.recorded() != null) {
+        requestHolder(store, d.recorded());
+        durable.add(c.tp());
+      } else if (d.toWrite() != null) {
+        toWrite.put(d.toWrite(), c);
+      }
+    }
+    if (toWrite.isEmpty()) {
+      return durable;
+    }
+    Map<MirrorMembership, StopStateUnavailableException> failed =
+        store.writeMemberships(List.copyOf(toWrite.keySet()), WRITE_TIMEOUT_MS);
+    for (Map.Entry<MirrorMembership, Candidate> e : toWrite.entrySet()) {
+      MirrorMembership m = e.getKey();
+      StopStateUnavailableException why = failed.get(m);
+      if (why != null) {
+        e.getValue()
+            .entry()
+            .error(
+                "not fetching "
+                    + e.getValue().tp()
+                    + " until its mirror membership is recorded in "
+                    + store.topic()
+                    + ": "
+                    + why.getMessage());
+        continue;
+      }
+      LOG.info("recorded the mirror membership of {}", m);
+      requestHolder(store, m);
+      durable.add(e.getValue().tp());
+    }
+    return durable;
+  }
+
+  /**
+   * What one partition needs before its first append: nothing (its membership {@code recorded}), a
+   * write ({@code toWrite}), or neither (refused: the entry's error or failure says why).
+   */
+  private record Decision(MirrorMembership recorded, MirrorMembership toWrite) {
+    static final Decision REFUSED = new Decision(null, null);
+  }
+
+  private static Decision decide(
       StopStateStore store, TopicPartition tp, MirrorEntry entry, Partition partition) {
     Optional<Uuid> topicId =
         partition.log().isDefined() ? partition.log().get().topicId() : Optional.empty();
     if (topicId.isEmpty()) {
       entry.error("not fetching " + tp + ": it has no topic id yet");
-      return false;
+      return Decision.REFUSED;
     }
     String id = topicId.get().toString();
     if (entry.sourceTopicIdFor(id) == null) {
@@ -227,7 +281,7 @@ public final class ClusterMembership {
               + tp.topic()
               + " is not recorded yet (the source's metadata does not show the topic); it is"
               + " recorded before the mirror membership and before any append");
-      return false;
+      return Decision.REFUSED;
     }
     Optional<MirrorMembership> existing = store.membership().member(id, tp.partition());
     int generation = 0;
@@ -245,7 +299,7 @@ public final class ClusterMembership {
                 + entry.mirrorName()
                 + ": the cluster records it as a member of mirror "
                 + existing.get().mirrorName());
-        return false;
+        return Decision.REFUSED;
       }
       String recreated =
           dev.kafkamirror.broker.core.mirror.SourceAlignment.topicRecreated(
@@ -261,10 +315,9 @@ public final class ClusterMembership {
             recreated,
             id);
         LOG.error("{}", recreated);
-        return false;
+        return Decision.REFUSED;
       }
-      requestHolder(store, existing.get());
-      return true;
+      return new Decision(existing.get(), null);
     }
     if (generation == 0 && entry.alignment() == null && partition.log().isDefined()) {
       // The first membership of a plain start: nothing in this log was mirrored. A log that already
@@ -286,7 +339,7 @@ public final class ClusterMembership {
             halted,
             id);
         LOG.error("{}", halted);
-        return false;
+        return Decision.REFUSED;
       }
     }
     MirrorMembership m =
@@ -301,21 +354,7 @@ public final class ClusterMembership {
             System.currentTimeMillis(),
             entry.sourceTopicIdFor(id),
             generation);
-    try {
-      store.writeMembership(m, WRITE_TIMEOUT_MS);
-    } catch (StopStateUnavailableException e) {
-      entry.error(
-          "not fetching "
-              + tp
-              + " until its mirror membership is recorded in "
-              + store.topic()
-              + ": "
-              + e.getMessage());
-      return false;
-    }
-    LOG.info("recorded the mirror membership of {}", m);
-    requestHolder(store, m);
-    return true;
+    return new Decision(null, m);
   }
 
   /**

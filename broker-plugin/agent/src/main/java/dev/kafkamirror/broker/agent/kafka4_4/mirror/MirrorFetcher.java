@@ -302,17 +302,26 @@ final class MirrorFetcher extends Thread {
       }
       return;
     }
+    List<ClusterMembership.Candidate> candidates = new java.util.ArrayList<>();
+    // The epoch each check is made in, read before it: an epoch gained meanwhile is checked anew.
+    Map<TopicPartition, Integer> checkedIn = new HashMap<>();
     for (TopicPartition tp : unchecked) {
+      checkedIn.put(tp, active.get(tp).getLeaderEpoch());
       MirrorEntry entry = registry.entry(tp).orElse(null);
-      Partition partition = active.get(tp);
-      int epoch = partition.getLeaderEpoch();
-      if (entry == null
-          || StopStateAdoption.adopt(store, tp, entry)
-          || !ClusterMembership.ensureRecorded(store, tp, entry, partition)) {
-        // A stop has begun, or the membership is not durable yet: no mirrored append.
+      if (entry == null || StopStateAdoption.adopt(store, tp, entry)) {
+        // A stop has begun: no mirrored append.
         active.remove(tp);
       } else {
-        entry.stopStateCheckedAtEpoch(epoch);
+        candidates.add(new ClusterMembership.Candidate(tp, entry, active.get(tp)));
+      }
+    }
+    java.util.Set<TopicPartition> recorded = ClusterMembership.ensureRecorded(store, candidates);
+    for (ClusterMembership.Candidate c : candidates) {
+      if (recorded.contains(c.tp())) {
+        c.entry().stopStateCheckedAtEpoch(checkedIn.get(c.tp()));
+      } else {
+        // The membership is not durable yet: no mirrored append.
+        active.remove(c.tp());
       }
     }
   }
@@ -358,6 +367,10 @@ final class MirrorFetcher extends Thread {
     boolean progressed = false;
     Map<TopicPartition, FetchResponseData.PartitionData> data =
         fetch.responseData(topicNames, response.requestHeader().apiVersion());
+    // First every partition's answer is looked at and the source epochs its records start are
+    // written, all together; then the records whose epochs are durable are appended.
+    Map<TopicPartition, MemoryRecords> toAppend = new LinkedHashMap<>();
+    Map<TopicPartition, SourceEpochs.Pending> epochWrites = new LinkedHashMap<>();
     for (Map.Entry<TopicPartition, FetchResponseData.PartitionData> e : data.entrySet()) {
       TopicPartition tp = e.getKey();
       FetchResponseData.PartitionData pd = e.getValue();
@@ -395,7 +408,25 @@ final class MirrorFetcher extends Thread {
       if (!(records instanceof MemoryRecords memory) || memory.sizeInBytes() == 0) {
         continue;
       }
-      if (known == null || !known.recordBefore(memory, partition, entry)) {
+      if (known == null) {
+        continue;
+      }
+      Optional<StopStateStore.SourceEpochWrite> write = known.writeBefore(memory, partition, entry);
+      if (write == null) {
+        continue;
+      }
+      write.ifPresent(
+          w -> epochWrites.put(tp, new SourceEpochs.Pending(known.store(), w, partition, entry)));
+      toAppend.put(tp, memory);
+    }
+    toAppend.keySet().removeAll(SourceEpochs.writeAll(epochWrites));
+    for (Map.Entry<TopicPartition, MemoryRecords> e : toAppend.entrySet()) {
+      TopicPartition tp = e.getKey();
+      MemoryRecords memory = e.getValue();
+      FetchResponseData.PartitionData pd = data.get(tp);
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      Partition partition = active.get(tp);
+      if (entry == null) {
         continue;
       }
       // Under the entry's lock: once a control call moved the entry out of MIRRORING, no append is

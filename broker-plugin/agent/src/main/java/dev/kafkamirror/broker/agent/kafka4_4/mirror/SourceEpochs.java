@@ -4,6 +4,8 @@ import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
 import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import kafka.cluster.Partition;
 import org.apache.kafka.common.TopicPartition;
@@ -40,11 +42,12 @@ record SourceEpochs(
   }
 
   /**
-   * Makes the source epochs of {@code records} durable before they are appended: when a batch
-   * beyond the local log end starts a source epoch the history does not hold, the new history is
-   * written (acks=all) first. False, with the entry's error set, when the append must not happen.
+   * The write that must be acknowledged before {@code records} are appended: empty when the history
+   * already holds their source epochs; null, with the entry's error set, when they must not be
+   * appended at all (an epoch going backwards).
    */
-  boolean recordBefore(MemoryRecords records, Partition partition, MirrorEntry entry) {
+  Optional<StopStateStore.SourceEpochWrite> writeBefore(
+      MemoryRecords records, Partition partition, MirrorEntry entry) {
     long logEnd = partition.localLogOrException().logEndOffset();
     SourceEpochHistory next = history;
     try {
@@ -57,22 +60,61 @@ record SourceEpochs(
       }
     } catch (SourceEpochHistory.EpochRegressionException e) {
       entry.error(partition.topicPartition() + ": " + e.getMessage() + "; not appending");
-      return false;
+      return null;
     }
     if (next.equals(history)) {
-      return true;
+      return Optional.empty();
     }
-    try {
-      store.writeSourceEpochs(
-          key, partition.topicPartition().topic(), leaderEpoch, next, WRITE_TIMEOUT_MS);
-      return true;
-    } catch (StopStateUnavailableException e) {
-      entry.error(
-          "not appending to "
-              + partition.topicPartition()
-              + " until its source epochs are durable: "
-              + e.getMessage());
-      return false;
+    return Optional.of(
+        new StopStateStore.SourceEpochWrite(
+            key, partition.topicPartition().topic(), leaderEpoch, next));
+  }
+
+  /**
+   * Writes {@code writes} together (all sent, then all awaited: one round trip for a fetch
+   * response's many partitions, not one each).
+   *
+   * @return the partitions whose write was not acknowledged; their entries' errors say why, and
+   *     their records must not be appended
+   */
+  static java.util.Set<TopicPartition> writeAll(Map<TopicPartition, Pending> writes) {
+    java.util.Set<TopicPartition> notDurable = new java.util.HashSet<>();
+    // One store per broker; grouped all the same, by identity.
+    Map<StopStateStore, List<StopStateStore.SourceEpochWrite>> byStore =
+        new java.util.IdentityHashMap<>();
+    writes
+        .values()
+        .forEach(
+            p ->
+                byStore
+                    .computeIfAbsent(p.store(), s -> new java.util.ArrayList<>())
+                    .add(p.write()));
+    Map<StopStateStore.SourceEpochWrite, StopStateUnavailableException> failed =
+        new java.util.HashMap<>();
+    byStore.forEach((store, all) -> failed.putAll(store.writeSourceEpochs(all, WRITE_TIMEOUT_MS)));
+    for (Map.Entry<TopicPartition, Pending> e : writes.entrySet()) {
+      StopStateUnavailableException why = failed.get(e.getValue().write());
+      if (why != null) {
+        notDurable(e.getValue().partition(), e.getValue().entry(), why);
+        notDurable.add(e.getKey());
+      }
     }
+    return notDurable;
+  }
+
+  /** A write of one partition's history, with the store, partition and entry it is for. */
+  record Pending(
+      StopStateStore store,
+      StopStateStore.SourceEpochWrite write,
+      Partition partition,
+      MirrorEntry entry) {}
+
+  private static void notDurable(
+      Partition partition, MirrorEntry entry, StopStateUnavailableException e) {
+    entry.error(
+        "not appending to "
+            + partition.topicPartition()
+            + " until its source epochs are durable: "
+            + e.getMessage());
   }
 }

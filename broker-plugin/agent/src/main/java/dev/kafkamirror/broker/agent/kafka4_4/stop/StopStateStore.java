@@ -283,6 +283,19 @@ public final class StopStateStore implements AutoCloseable {
   }
 
   /**
+   * Writes several memberships as {@link #writeMembership} does, all sent before the first
+   * acknowledgement is awaited (one round trip for many partitions instead of one each); each
+   * succeeds or fails alone and an acknowledged one is in this broker's table.
+   *
+   * @return the memberships that were not acknowledged within {@code timeoutMs}, each with why;
+   *     empty when all were
+   */
+  public Map<MirrorMembership, StopStateUnavailableException> writeMemberships(
+      List<MirrorMembership> memberships, long timeoutMs) {
+    return writer.writeMemberships(memberships, timeoutMs);
+  }
+
+  /**
    * Records, without waiting, that this broker holds the membership {@code m} in its local
    * registry; the leader's fence moves leadership only to holders. Once acknowledged it is in this
    * broker's table; a failed write is retried after the next read round.
@@ -317,6 +330,32 @@ public final class StopStateStore implements AutoCloseable {
       long timeoutMs)
       throws StopStateUnavailableException {
     writer.writeSourceEpochs(key, dataTopic, leaderEpoch, history, timeoutMs);
+  }
+
+  /**
+   * One partition's source epoch history to write: see {@link #writeSourceEpochs(StopStateKey,
+   * String, int, SourceEpochHistory, long)}.
+   */
+  public record SourceEpochWrite(
+      StopStateKey key, String dataTopic, int leaderEpoch, SourceEpochHistory history) {
+
+    @Override
+    public String toString() {
+      return "the source epochs " + history.entries() + " of " + dataTopic + " (" + key + ")";
+    }
+  }
+
+  /**
+   * Writes several histories as {@link #writeSourceEpochs(StopStateKey, String, int,
+   * SourceEpochHistory, long)} does, all sent before the first acknowledgement is awaited; each
+   * succeeds or fails alone, an acknowledged one is in this broker's table.
+   *
+   * @return the writes that were not acknowledged within {@code timeoutMs}, each with why; empty
+   *     when all were
+   */
+  public Map<SourceEpochWrite, StopStateUnavailableException> writeSourceEpochs(
+      List<SourceEpochWrite> writes, long timeoutMs) {
+    return writer.writeSourceEpochs(writes, timeoutMs);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.kafka4_4.stop;
 
+import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.SourceEpochWrite;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.WriteOutcome;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateTables.WrittenHistory;
 import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
@@ -139,34 +140,57 @@ final class StopStateWriter {
 
   /** See {@link StopStateStore#writeMembership}. */
   void writeMembership(MirrorMembership m, long timeoutMs) throws StopStateUnavailableException {
+    StopStateUnavailableException failed = writeMemberships(List.of(m), timeoutMs).get(m);
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  /** See {@link StopStateStore#writeMemberships}. */
+  Map<MirrorMembership, StopStateUnavailableException> writeMemberships(
+      List<MirrorMembership> memberships, long timeoutMs) {
+    Map<MirrorMembership, StopStateUnavailableException> failed = new LinkedHashMap<>();
     KafkaProducer<byte[], byte[]> p = clients.producer();
     int partitions = clients.partitionCount();
     if (p == null || partitions < 1) {
-      Optional<String> lastError = reader.lastError();
-      throw new StopStateUnavailableException(
-          "the stop-state topic "
-              + topic
-              + " is not open yet"
-              + lastError.map(error -> ": " + error).orElse(""));
+      StopStateUnavailableException notOpen = notOpen();
+      memberships.forEach(m -> failed.put(m, notOpen));
+      return failed;
     }
-    try {
-      p.send(
-              clients.signed(
-                  StateTopicClients.partitionOf(m.stopStateKey(), partitions),
-                  MembershipCodec.memberKey(m),
-                  MembershipCodec.memberValue(m)))
-          .get(timeoutMs, TimeUnit.MILLISECONDS);
-    } catch (IllegalStateException e) {
-      throw new StopStateUnavailableException(
-          "cannot record the mirror membership of " + m + ": " + e.getMessage());
-    } catch (ExecutionException | TimeoutException e) {
-      throw new StopStateUnavailableException(
-          "writing the mirror membership of " + m + " to " + topic + " failed: " + e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StopStateUnavailableException("interrupted while writing the membership of " + m);
+    Map<MirrorMembership, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+    for (MirrorMembership m : memberships) {
+      try {
+        sent.put(
+            m,
+            p.send(
+                clients.signed(
+                    StateTopicClients.partitionOf(m.stopStateKey(), partitions),
+                    MembershipCodec.memberKey(m),
+                    MembershipCodec.memberValue(m))));
+      } catch (IllegalStateException e) {
+        failed.put(
+            m,
+            new StopStateUnavailableException(
+                "cannot record the mirror membership of " + m + ": " + e.getMessage()));
+      } catch (RuntimeException e) {
+        failed.put(
+            m,
+            new StopStateUnavailableException(
+                "writing the mirror membership of " + m + " to " + topic + " failed: " + e));
+      }
     }
-    tables.membership().apply(m).ifPresent(why -> LOG.error("{}", why));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    for (Map.Entry<MirrorMembership, Future<RecordMetadata>> e : sent.entrySet()) {
+      MirrorMembership m = e.getKey();
+      StopStateUnavailableException why =
+          await(e.getValue(), deadline, "the mirror membership of " + m);
+      if (why != null) {
+        failed.put(m, why);
+      } else {
+        tables.membership().apply(m).ifPresent(conflict -> LOG.error("{}", conflict));
+      }
+    }
+    return failed;
   }
 
   /** See {@link StopStateStore#writeSourceEpochs}. */
@@ -177,37 +201,91 @@ final class StopStateWriter {
       SourceEpochHistory history,
       long timeoutMs)
       throws StopStateUnavailableException {
+    SourceEpochWrite w = new SourceEpochWrite(key, dataTopic, leaderEpoch, history);
+    StopStateUnavailableException failed = writeSourceEpochs(List.of(w), timeoutMs).get(w);
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  /** See {@link StopStateStore#writeSourceEpochs(List, long)}. */
+  Map<SourceEpochWrite, StopStateUnavailableException> writeSourceEpochs(
+      List<SourceEpochWrite> writes, long timeoutMs) {
+    Map<SourceEpochWrite, StopStateUnavailableException> failed = new LinkedHashMap<>();
     KafkaProducer<byte[], byte[]> p = clients.producer();
     int partitions = clients.partitionCount();
     if (p == null || partitions < 1) {
-      Optional<String> lastError = reader.lastError();
-      throw new StopStateUnavailableException(
-          "the stop-state topic "
-              + topic
-              + " is not open yet"
-              + lastError.map(error -> ": " + error).orElse(""));
+      StopStateUnavailableException notOpen = notOpen();
+      writes.forEach(w -> failed.put(w, notOpen));
+      return failed;
     }
-    String what = "the source epochs " + history.entries() + " of " + dataTopic + " (" + key + ")";
-    WrittenHistory held = tables.heldSourceEpochs(key);
-    // Strictly later than what this broker holds, so that the reader never prefers an older record.
-    long recordedAtMs =
-        Math.max(System.currentTimeMillis(), held == null ? 0L : held.recordedAtMs() + 1);
+    Map<SourceEpochWrite, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+    Map<SourceEpochWrite, Long> recordedAt = new HashMap<>();
+    for (SourceEpochWrite w : writes) {
+      WrittenHistory held = tables.heldSourceEpochs(w.key());
+      // Strictly later than what this broker holds, so that the reader never prefers an older
+      // record.
+      long recordedAtMs =
+          Math.max(System.currentTimeMillis(), held == null ? 0L : held.recordedAtMs() + 1);
+      try {
+        sent.put(
+            w,
+            p.send(
+                clients.signed(
+                    StateTopicClients.partitionOf(w.key(), partitions),
+                    SourceEpochCodec.key(w.key()),
+                    SourceEpochCodec.value(
+                        w.dataTopic(), w.leaderEpoch(), brokerId, w.history(), recordedAtMs))));
+        recordedAt.put(w, recordedAtMs);
+      } catch (IllegalStateException e) {
+        failed.put(
+            w, new StopStateUnavailableException("cannot record " + w + ": " + e.getMessage()));
+      } catch (RuntimeException e) {
+        failed.put(
+            w,
+            new StopStateUnavailableException("writing " + w + " to " + topic + " failed: " + e));
+      }
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    for (Map.Entry<SourceEpochWrite, Future<RecordMetadata>> e : sent.entrySet()) {
+      SourceEpochWrite w = e.getKey();
+      StopStateUnavailableException why = await(e.getValue(), deadline, w.toString());
+      if (why != null) {
+        failed.put(w, why);
+      } else {
+        tables.putSourceEpochs(
+            w.key(), new WrittenHistory(w.leaderEpoch(), recordedAt.get(w), w.history()));
+      }
+    }
+    return failed;
+  }
+
+  /**
+   * Waits until {@code deadline} for the acknowledgement of a write of {@code what}: null once it
+   * is acknowledged, else why not.
+   */
+  private StopStateUnavailableException await(
+      Future<RecordMetadata> ack, long deadline, String what) {
     try {
-      p.send(
-              clients.signed(
-                  StateTopicClients.partitionOf(key, partitions),
-                  SourceEpochCodec.key(key),
-                  SourceEpochCodec.value(dataTopic, leaderEpoch, brokerId, history, recordedAtMs)))
-          .get(timeoutMs, TimeUnit.MILLISECONDS);
-    } catch (IllegalStateException e) {
-      throw new StopStateUnavailableException("cannot record " + what + ": " + e.getMessage());
+      long leftMs = Math.max(1L, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+      ack.get(leftMs, TimeUnit.MILLISECONDS);
+      return null;
     } catch (ExecutionException | TimeoutException e) {
-      throw new StopStateUnavailableException("writing " + what + " to " + topic + " failed: " + e);
+      return new StopStateUnavailableException(
+          "writing " + what + " to " + topic + " failed: " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new StopStateUnavailableException("interrupted while writing " + what);
+      return new StopStateUnavailableException("interrupted while writing " + what);
     }
-    tables.putSourceEpochs(key, new WrittenHistory(leaderEpoch, recordedAtMs, history));
+  }
+
+  private StopStateUnavailableException notOpen() {
+    Optional<String> lastError = reader.lastError();
+    return new StopStateUnavailableException(
+        "the stop-state topic "
+            + topic
+            + " is not open yet"
+            + lastError.map(error -> ": " + error).orElse(""));
   }
 
   /** See {@link StopStateStore#writeHolderAsync}. */
