@@ -143,6 +143,12 @@ class DynamicPluginConfigIT {
         assertThat(dynamicKeys(described)).doesNotContain(secretKey, allowedClasses());
         assertThat(described.entries().stream().map(ConfigEntry::value)).doesNotContain(newSecret);
       }
+      // And the plugin never logs the refused value: the only broker log lines that hold it are
+      // Kafka's own ConfigAdminManager error (documented in broker-plugin.md)
+      List<String> linesWithTheSecret =
+          cluster.node(1).outputSinceStart().lines().filter(l -> l.contains(newSecret)).toList();
+      assertThat(linesWithTheSecret)
+          .allSatisfy(l -> assertThat(l).contains("validation of configProps"));
       // And the live setting was not applied either
       assertThat(startNamingAClass().status()).isEqualTo(403);
     }
@@ -191,6 +197,7 @@ class DynamicPluginConfigIT {
           BROKER_1,
           AlterConfigOp.OpType.DELETE,
           Map.of(PluginConfig.CONTROL_SECRET, ""));
+      awaitNotStored(admin, PluginConfig.CONTROL_SECRET);
       alter(admin, BROKER_1, AlterConfigOp.OpType.SET, Map.of(allowedClasses(), CLASS_SETTING));
       assertThat(awaitStart(r -> r.status() != 403).status()).isEqualTo(200);
       alter(admin, BROKER_1, AlterConfigOp.OpType.DELETE, Map.of(allowedClasses(), ""));
@@ -228,6 +235,17 @@ class DynamicPluginConfigIT {
       last = startNamingAClass();
     }
     return last;
+  }
+
+  /** Waits until the broker's DescribeConfigs no longer shows a dynamic value of {@code key}. */
+  private static void awaitNotStored(Admin admin, String key) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (dynamicKeys(admin, BROKER_1).contains(key)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("broker 1 still shows a dynamic " + key + " after " + WAIT);
+      }
+      Thread.sleep(200);
+    }
   }
 
   private static void awaitOutput(Predicate<String> done) throws InterruptedException {
