@@ -28,10 +28,11 @@ import org.apache.kafka.common.config.SslConfigs;
  *       is checked against at each call; a change applies to the next call.
  *   <li><b>secret</b> ({@link #isSecret}): the control and stop-state secrets, and every password,
  *       key, client secret or JAAS configuration under {@value PluginConfig#LOCAL_CLIENT_PREFIX}
- *       and {@code cluster.mirror.control.ssl.}. Refused: Kafka treats a key it does not know as
- *       not sensitive, so it would keep the value in clear in its metadata log and show it to every
- *       DescribeConfigs caller. They belong in server.properties as config provider references or
- *       in the {@code *.secret.file}s.
+ *       and {@code cluster.mirror.control.ssl.}. Refused: the plugin reads secrets only at start
+ *       (the control secret also from its file), and a KRaft cluster keeps a dynamic value in clear
+ *       in its metadata log, on the disks of every controller and broker (DescribeConfigs hides the
+ *       value of a key Kafka does not know, as sensitive). They belong in server.properties as
+ *       config provider references or in the {@code *.secret.file}s.
  *   <li><b>start-only</b>: everything else (the listener, the stop-state topic and its partition
  *       count, the local client's bootstrap, TLS, the endpoint's threads and limits, the barrier
  *       rule switch, the secret files, the unprotected-start override, a name the plugin does not
@@ -183,9 +184,10 @@ public final class DynamicSettings {
       why.append("; ")
           .append(secrets)
           .append(
-              " hold secrets, which Kafka would keep in clear in its metadata log and show to"
-                  + " DescribeConfigs: give them in server.properties as a config provider"
-                  + " reference (${file:...}, ${dir:...}, ${env:...}) or through ")
+              " hold secrets, which Kafka would keep in clear in its metadata log on every"
+                  + " controller and broker, and which the plugin reads only at start: give them in"
+                  + " server.properties as a config provider reference (${file:...}, ${dir:...},"
+                  + " ${env:...}) or through ")
           .append(PluginConfig.CONTROL_SECRET_FILE)
           .append(" / ")
           .append(PluginConfig.STATE_SECRET_FILE)
@@ -212,7 +214,9 @@ public final class DynamicSettings {
             + " it: kafka-configs --alter --entity-type brokers --entity-name <id> (or"
             + " --entity-default) --delete-config <key>");
     if (!secrets.isEmpty()) {
-      why.append(", and rotate that secret: it was readable by DescribeConfigs");
+      why.append(
+          ", and rotate that secret: it was sent to the cluster, and Kafka's own log of a refused"
+              + " alter shows it");
     }
     return Optional.of(why.toString());
   }

@@ -176,6 +176,12 @@ class DynamicPluginConfigIT {
               out.contains("Per-broker configs of 1 could not be applied")
                   && refusalsLogged() > refusalsBefore);
       assertThat(cluster.node(1).outputSinceStart()).doesNotContain(bypassSecret);
+      // And Kafka stored it: DescribeConfigs lists the key as a dynamic config of the broker
+      awaitStored(admin, PluginConfig.CONTROL_SECRET);
+      ConfigEntry stored = describe(admin, BROKER_1).get(PluginConfig.CONTROL_SECRET);
+      // (its value hidden: Kafka 4.4 treats a key it does not know as sensitive)
+      assertThat(stored.isSensitive()).isTrue();
+      assertThat(stored.value()).isNull();
       // Then the control endpoint still takes only the secret of server.properties
       assertThat(new PluginControlClient(hostPort, bypassSecret).describe(ABSENT_TOPIC).status())
           .isEqualTo(401);
@@ -237,6 +243,17 @@ class DynamicPluginConfigIT {
       last = startNamingAClass();
     }
     return last;
+  }
+
+  /** Waits until the broker's DescribeConfigs shows a dynamic value of {@code key}. */
+  private static void awaitStored(Admin admin, String key) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!dynamicKeys(admin, BROKER_1).contains(key)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("broker 1 shows no dynamic " + key + " after " + WAIT);
+      }
+      Thread.sleep(200);
+    }
   }
 
   /** Waits until the broker's DescribeConfigs no longer shows a dynamic value of {@code key}. */
