@@ -182,7 +182,11 @@ public final class ClusterMirrorAgent {
 
   /**
    * Reads the plugin's settings from the broker's live configuration, once, on the broker's
-   * start-up thread, and starts what depends on them. Never throws into the broker.
+   * start-up thread, and starts what depends on them; then judges and applies dynamic broker config
+   * changes ({@link DynamicSettings}) on Kafka's request and metadata threads. Never throws into
+   * the broker. Thread-safety: {@link #brokerConfigured} runs once before Kafka can ask about a
+   * dynamic change; the start-up settings and the live ones are held in volatile fields of
+   * immutable maps.
    */
   private static final class LiveConfiguration implements KafkaBinding.BrokerConfigListener {
 
@@ -202,11 +206,76 @@ public final class ClusterMirrorAgent {
       this.cost = cost;
     }
 
+    /**
+     * The broker's settings at start-up, as read from its KafkaConfig (without the agent
+     * arguments); what a dynamic change is judged against. Set once, before Kafka can ask about a
+     * dynamic change.
+     */
+    private volatile java.util.Map<String, String> startup;
+
+    /** The live settings in force ({@link DynamicSettings#LIVE}), for the log of a change. */
+    private volatile java.util.Map<String, String> live = java.util.Map.of();
+
     @Override
     public void brokerConfigured(java.util.Map<String, String> brokerSettings) {
       long started = System.nanoTime();
+      startup = java.util.Map.copyOf(brokerSettings);
+      live = liveOf(DynamicSettings.applied(brokerSettings, brokerSettings, agentSettings));
       apply(brokerSettings);
       cost.settingsApplied(System.nanoTime() - started);
+    }
+
+    @Override
+    public Optional<String> dynamicRefusal(java.util.Map<String, String> proposed) {
+      java.util.Map<String, String> atStart = startup;
+      Optional<String> refusal =
+          atStart == null
+              ? Optional.of(
+                  "the cluster mirror plugin has not read this broker's settings yet; retry the"
+                      + " dynamic broker config change when the broker has started")
+              : DynamicSettings.refusal(
+                  proposed, atStart, agentSettings.keySet(), brokerId(atStart));
+      refusal.ifPresent(why -> LOG.error("cluster mirror agent: {}", why));
+      return refusal;
+    }
+
+    @Override
+    public void dynamicConfigApplied(java.util.Map<String, String> proposed) {
+      java.util.Map<String, String> atStart = startup;
+      if (atStart == null) {
+        return;
+      }
+      java.util.Map<String, String> settings =
+          DynamicSettings.applied(proposed, atStart, agentSettings);
+      java.util.Map<String, String> now = liveOf(settings);
+      if (now.equals(live)) {
+        return;
+      }
+      ControlEndpoint current = endpoint;
+      if (current != null) {
+        current.sourceSettingsPolicy(
+            dev.kafkamirror.broker.agent.control.SourceSettingsPolicy.from(settings));
+      }
+      live = now;
+      LOG.info(
+          "cluster mirror agent: dynamic broker config applied, live settings now {}{}",
+          new java.util.TreeMap<>(now),
+          current == null ? " (no control endpoint on this broker)" : "");
+    }
+
+    /**
+     * The {@link DynamicSettings#LIVE} settings of {@code settings}; their values hold no secret.
+     */
+    private static java.util.Map<String, String> liveOf(java.util.Map<String, String> settings) {
+      java.util.Map<String, String> out = new java.util.HashMap<>();
+      for (String key : DynamicSettings.LIVE) {
+        out.put(key, settings.getOrDefault(key, ""));
+      }
+      return java.util.Map.copyOf(out);
+    }
+
+    private static int brokerId(java.util.Map<String, String> settings) {
+      return new PluginConfig(true, Optional.empty(), Optional.empty(), settings).brokerId();
     }
 
     private void apply(java.util.Map<String, String> brokerSettings) {

@@ -45,6 +45,28 @@ public interface KafkaBinding {
 
     /** The broker's configuration exists but could not be read; {@code reason} says why. */
     void brokerConfigUnreadable(String reason);
+
+    /**
+     * Why the plugin refuses a dynamic broker config change ({@code kafka-configs --alter
+     * --entity-type brokers}), or empty when it accepts it. {@code proposed} is the whole
+     * configuration Kafka is about to validate or apply (start-up values and dynamic ones), every
+     * value as a string. The reason names the keys and what to do, never a value. Called on Kafka's
+     * request and metadata threads, after {@link #brokerConfigured}; must be thread-safe.
+     */
+    default Optional<String> dynamicRefusal(Map<String, String> proposed) {
+      return Optional.empty();
+    }
+
+    /**
+     * Kafka applies {@code proposed}, which {@link #dynamicRefusal} accepted: take the live
+     * settings from it. Called on Kafka's metadata thread; must not throw.
+     */
+    default void dynamicConfigApplied(Map<String, String> proposed) {}
+
+    /** The keys whose dynamic changes Kafka must show {@link #dynamicRefusal}. */
+    default java.util.Set<String> dynamicKeys() {
+      return DynamicSettings.watchedKeys();
+    }
   }
 
   /**

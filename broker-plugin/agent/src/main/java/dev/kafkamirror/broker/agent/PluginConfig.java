@@ -22,8 +22,9 @@ import javax.crypto.spec.SecretKeySpec;
  * configure the plugin where and how they configure the broker. Agent arguments ({@code
  * -javaagent:agent.jar=key=value,...}) win over the broker's settings. Read once, when the broker
  * builds its ReplicaManager, which Kafka 4.4 does before it applies the dynamic broker configs of
- * the metadata log: a dynamic {@code cluster.mirror.*} key ({@code kafka-configs --alter}) is never
- * read, not even after a restart.
+ * the metadata log. A dynamic {@code cluster.mirror.*} key ({@code kafka-configs --alter}) is
+ * refused, except the few {@link DynamicSettings#LIVE} ones, which change live without a new
+ * PluginConfig (see {@link DynamicSettings}).
  *
  * <ul>
  *   <li>{@value #BARRIER_RULE_ENABLE}: apply the MIRROR_PID_RESET rule (default {@code true});

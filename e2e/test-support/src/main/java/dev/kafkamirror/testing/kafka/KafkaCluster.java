@@ -58,6 +58,7 @@ public final class KafkaCluster implements AutoCloseable {
   private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
   private final Map<Integer, Map<String, String>> namedListenerAddresses = new LinkedHashMap<>();
   private final String classpath;
+  private volatile int controllerPort = -1;
 
   private KafkaCluster(KafkaClusterConfig config) {
     this.config = config;
@@ -101,6 +102,7 @@ public final class KafkaCluster implements AutoCloseable {
     java.util.Iterator<Integer> extraPorts =
         ports.subList(config.brokers() + 1, ports.size()).iterator();
     int controllerPort = ports.get(0);
+    this.controllerPort = controllerPort;
     if (combined) {
       nodes.put(1, newNode(1, KafkaNodeRole.COMBINED, ports.get(1), controllerPort));
     } else {
@@ -309,6 +311,17 @@ public final class KafkaCluster implements AutoCloseable {
     return nodes.values().stream()
         .flatMap(n -> n.bootstrapAddress().stream())
         .collect(Collectors.joining(","));
+  }
+
+  /**
+   * {@code host:port} of the controller's listener, for an Admin client that talks to the
+   * controller directly ({@code bootstrap.controllers}) instead of through a broker.
+   */
+  public String controllerBootstrap() {
+    if (controllerPort < 0) {
+      throw new IllegalStateException("cluster " + config.name() + " has not started");
+    }
+    return "127.0.0.1:" + controllerPort;
   }
 
   /** The ids of the nodes that act as brokers, in ascending order. */

@@ -129,6 +129,15 @@ public final class ControlEndpoint implements AutoCloseable {
         limits(config.raw()));
   }
 
+  /**
+   * Checks the source settings of the {@code /v1/mirror/start} calls that arrive from now on
+   * against {@code policy} (a dynamic broker config changed the allowed lists); calls already
+   * parsed keep the policy they were checked against. Thread-safe.
+   */
+  public void sourceSettingsPolicy(SourceSettingsPolicy policy) {
+    requests.policy(policy);
+  }
+
   /** Broker setting: threads that run control calls (default 4). */
   public static final String THREADS = "cluster.mirror.control.threads";
 

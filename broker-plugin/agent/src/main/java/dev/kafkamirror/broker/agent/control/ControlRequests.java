@@ -27,7 +27,9 @@ import java.util.regex.Pattern;
  * calls that {@linkplain ControlCall#sourceClusterIdRequired() require it} and on no other, {@code
  * mirrorName} and {@code source} on {@link ControlCall#START_MIRRORING} only.
  *
- * <p>Stateless and thread-safe.
+ * <p>Thread-safe: its only state is the source settings policy, which a dynamic broker config may
+ * replace at any time ({@link #policy(SourceSettingsPolicy)}); a call is checked against the policy
+ * in force when it is parsed.
  */
 public final class ControlRequests {
 
@@ -36,7 +38,7 @@ public final class ControlRequests {
   private static final Pattern HOST_PORT =
       Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?):[0-9]{1,5}");
 
-  private final SourceSettingsPolicy policy;
+  private volatile SourceSettingsPolicy policy;
 
   /** A parser whose starts may pass no setting that names a class or program. */
   public ControlRequests() {
@@ -45,7 +47,12 @@ public final class ControlRequests {
 
   /** A parser whose starts pass source settings as far as {@code policy} allows. */
   public ControlRequests(SourceSettingsPolicy policy) {
-    this.policy = policy;
+    this.policy = java.util.Objects.requireNonNull(policy, "policy");
+  }
+
+  /** Checks the source settings of the calls parsed from now on against {@code policy}. */
+  public void policy(SourceSettingsPolicy policy) {
+    this.policy = java.util.Objects.requireNonNull(policy, "policy");
   }
 
   /**
@@ -254,7 +261,8 @@ public final class ControlRequests {
         props.put(e.getKey(), e.getValue().asText());
       }
     }
-    policy.check(props);
+    SourceSettingsPolicy inForce = policy;
+    inForce.check(props);
     return new MirrorSource(
         bootstrap.asText(),
         clusterId == null || clusterId.isNull() ? null : clusterId.asText(),

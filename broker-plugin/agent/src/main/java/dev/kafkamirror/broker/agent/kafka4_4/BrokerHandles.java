@@ -44,13 +44,40 @@ public final class BrokerHandles {
     if (listener == null || !TOLD.compareAndSet(false, true)) {
       return;
     }
-    tell(
-        listener,
-        () -> {
-          KafkaConfig kafkaConfig = (KafkaConfig) config;
-          CONFIG.set(kafkaConfig);
-          return BrokerSettings.of(kafkaConfig);
-        });
+    boolean configured =
+        tell(
+            listener,
+            () -> {
+              KafkaConfig kafkaConfig = (KafkaConfig) config;
+              CONFIG.set(kafkaConfig);
+              return BrokerSettings.of(kafkaConfig);
+            });
+    if (configured) {
+      watchDynamicConfig(listener, (KafkaConfig) config);
+    }
+  }
+
+  /**
+   * Registers the plugin with the broker's dynamic configuration ({@link DynamicPluginConfig}),
+   * before Kafka 4.4's BrokerServer installs the publisher that applies the dynamic configs of the
+   * metadata log, so that values set before this start are applied (or refused) now and later
+   * changes live. Without it (logged) a dynamic {@code cluster.mirror.*} value is stored by Kafka
+   * and never read by the plugin. Never throws.
+   */
+  static void watchDynamicConfig(BrokerConfigListener listener, KafkaConfig config) {
+    try {
+      config
+          .dynamicConfig()
+          .addReconfigurable(new DynamicPluginConfig(listener, listener.dynamicKeys()));
+    } catch (Throwable t) {
+      org.slf4j.LoggerFactory.getLogger("dev.kafkamirror.broker.agent")
+          .error(
+              "cluster mirror agent: cannot watch the broker's dynamic configs; a dynamic"
+                  + " cluster.mirror.* value (kafka-configs --alter --entity-type brokers) is stored"
+                  + " by Kafka and NOT read by the plugin: set the plugin's settings in"
+                  + " server.properties",
+              t);
+    }
   }
 
   /**
@@ -60,20 +87,24 @@ public final class BrokerHandles {
    * BrokerConfigListener#brokerConfigUnreadable}, whose start-up guard decides whether the broker
    * may go on. Otherwise the advice around this call would swallow the failure and the broker would
    * start with the transformations installed but the plugin neither configured nor guarded.
+   *
+   * @return whether the listener was told the settings (and took them without throwing)
    */
-  static void tell(BrokerConfigListener listener, Supplier<Map<String, String>> read) {
+  static boolean tell(BrokerConfigListener listener, Supplier<Map<String, String>> read) {
     Map<String, String> settings;
     try {
       settings = read.get();
     } catch (Throwable e) {
       listener.brokerConfigUnreadable(
           "the broker's configuration (kafka.server.KafkaConfig) cannot be read: " + e);
-      return;
+      return false;
     }
     try {
       listener.brokerConfigured(settings);
+      return true;
     } catch (Throwable e) {
       listener.brokerConfigUnreadable("applying the plugin's settings failed: " + e);
+      return false;
     }
   }
 
