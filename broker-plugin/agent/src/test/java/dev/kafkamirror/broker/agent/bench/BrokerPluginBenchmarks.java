@@ -389,7 +389,20 @@ public final class BrokerPluginBenchmarks {
     }
     KafkaProducer<String, String> open = null;
     if (openTransaction) {
-      open = TestClients.transactionalProducer(source.bootstrapServers(), topic + "-open");
+      // Open for the whole set-up, however slow: with the default 60 s a loaded machine's set-up
+      // outlasts the transaction, the coordinator aborts it, and nothing is left to fence.
+      java.util.Properties txn = new java.util.Properties();
+      txn.put("bootstrap.servers", source.bootstrapServers());
+      txn.put("acks", "all");
+      txn.put("enable.idempotence", "true");
+      txn.put("transactional.id", topic + "-open");
+      txn.put("transaction.timeout.ms", "900000");
+      txn.put(
+          "key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+      txn.put(
+          "value.serializer",
+          org.apache.kafka.common.serialization.StringSerializer.class.getName());
+      open = new KafkaProducer<>(txn);
       open.initTransactions();
       open.beginTransaction();
       for (int i = 0; i < partitions; i++) {
