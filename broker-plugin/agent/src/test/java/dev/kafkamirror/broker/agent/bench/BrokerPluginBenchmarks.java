@@ -366,8 +366,8 @@ public final class BrokerPluginBenchmarks {
       boolean openTransaction,
       long[] stepMs)
       throws Exception {
-    source.createTopic(topic, partitions, 1, Map.of());
-    destination.createTopic(topic, partitions, 3, Map.of("min.insync.replicas", "2"));
+    createTopicPatiently(source, topic, partitions, 1, Map.of());
+    createTopicPatiently(destination, topic, partitions, 3, Map.of("min.insync.replicas", "2"));
     // Not idempotent: on a just-created topic with many partitions, an idempotent producer's first
     // batches can fail with NOT_LEADER and the batches behind them then loop on
     // OUT_OF_ORDER_SEQUENCE_NUMBER; the stop's cost does not depend on producer ids here.
@@ -498,6 +498,45 @@ public final class BrokerPluginBenchmarks {
       }
     }
     return moves;
+  }
+
+  /**
+   * {@link KafkaCluster#createTopic}, then, on a loaded machine where the leaders take longer than
+   * its 30 s, up to 5 minutes more for every partition to have a leader.
+   */
+  private static void createTopicPatiently(
+      KafkaCluster cluster, String topic, int partitions, int rf, Map<String, String> configs)
+      throws Exception {
+    try {
+      cluster.createTopic(topic, partitions, rf, configs);
+      return;
+    } catch (IllegalStateException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("without a leader")) {
+        throw e;
+      }
+      System.out.println("slow topic creation, waiting longer: " + e.getMessage());
+    }
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    try (var admin = cluster.admin()) {
+      while (true) {
+        var description =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(60, TimeUnit.SECONDS)
+                .get(topic);
+        if (description.partitions().size() == partitions
+            && description.partitions().stream()
+                .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              topic + " has partitions without a leader after 5 minutes more");
+        }
+        Thread.sleep(500);
+      }
+    }
   }
 
   private static double median(double[] values) {
