@@ -173,6 +173,100 @@ public final class StopChaining {
     return new Verdict(out, null);
   }
 
+  /**
+   * At most this many rounds of one reconcile may go on after a round that only fenced ({@link
+   * #goOnAfterRound}). A partition is fenced once per stop (its new leader truncates in the new
+   * epoch without moving leadership again); the second allows for a leadership that moved again in
+   * between. More means something keeps moving leaderships: the reconcile ends and the requeue
+   * looks again later.
+   */
+  public static final int MAX_FENCE_ONLY_ROUNDS = 2;
+
+  /**
+   * Whether the rounds of a reconcile go on after a round, and why.
+   *
+   * @param goOn the next round runs (from a new observation unless {@link #next} chained)
+   * @param fenceOnly the round succeeded in no call but every failure was a fence ({@code
+   *     LEADER_MOVED}): the next round must observe, since the leaders moved
+   * @param because why the rounds end; null when they go on
+   */
+  public record AfterRound(boolean goOn, boolean fenceOnly, String because) {}
+
+  /**
+   * Whether the rounds go on after a round that made {@code calls} calls, {@code succeeded} of them
+   * successful. A round with a success has made progress. A round with none ends the reconcile (the
+   * requeue looks again after its delay), except a round of a stop whose every failure is {@code
+   * LEADER_MOVED}: the truncate step fenced those partitions (their leadership moved to a new
+   * epoch, which is the progress the step needed), and the rounds go on at the new leaders after a
+   * new observation, at most {@link #MAX_FENCE_ONLY_ROUNDS} times per reconcile.
+   *
+   * <p>Pure; the caller never chains the round after a fence-only one ({@link #next} observes again
+   * on any error).
+   *
+   * @param answers every answer of the round's calls, leaders and followers
+   * @param leaderErrors each partition whose leader call failed (or that had no leader to call),
+   *     with the error as the rounds keep it ({@code CODE: message})
+   * @param fenceOnlyRoundsBefore fence-only rounds this reconcile already went on after
+   */
+  public static AfterRound goOnAfterRound(
+      MirrorIntent intent,
+      int calls,
+      int succeeded,
+      List<Answer> answers,
+      Map<PartitionKey, String> leaderErrors,
+      int fenceOnlyRoundsBefore) {
+    if (succeeded > 0) {
+      return new AfterRound(true, false, null);
+    }
+    String none = "no call of the round succeeded (" + calls + " calls)";
+    if (intent.target() != MirrorIntent.Target.STOPPED || intent.failback()) {
+      return new AfterRound(false, false, none);
+    }
+    if (answers.isEmpty() || leaderErrors.isEmpty()) {
+      return new AfterRound(false, false, none);
+    }
+    Set<PartitionKey> fenced = new HashSet<>();
+    for (Answer a : answers) {
+      if (!LEADER_MOVED.equals(a.errorCode())) {
+        return new AfterRound(
+            false,
+            false,
+            none
+                + "; partition "
+                + a.key()
+                + " answered "
+                + (a.ok() ? "without an error" : a.errorCode())
+                + " from broker "
+                + a.brokerId());
+      }
+      if (a.leader()) {
+        fenced.add(a.key());
+      }
+    }
+    for (PartitionKey key : leaderErrors.keySet()) {
+      if (!fenced.contains(key)) {
+        return new AfterRound(
+            false, false, none + "; partition " + key + " failed: " + leaderErrors.get(key));
+      }
+    }
+    if (fenceOnlyRoundsBefore >= MAX_FENCE_ONLY_ROUNDS) {
+      return new AfterRound(
+          false,
+          true,
+          none
+              + "; every failure was "
+              + LEADER_MOVED
+              + " but "
+              + fenceOnlyRoundsBefore
+              + " fence-only rounds already went on in this reconcile (at most "
+              + MAX_FENCE_ONLY_ROUNDS
+              + ")");
+    }
+    return new AfterRound(true, true, null);
+  }
+
+  private static final String LEADER_MOVED = "LEADER_MOVED";
+
   /** Why {@code a} is not the answer {@code action} gives when it did its work; null when it is. */
   private static String unknownAnswer(
       PartitionKey key, Action action, PartitionObservation before, Answer a) {

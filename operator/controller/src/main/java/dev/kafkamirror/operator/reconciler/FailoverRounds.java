@@ -38,7 +38,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Before the first plan with a stop step is executed, the {@link Request#beforeFirstStopStep}
  *       hook runs (the reconciler persists that the stop began); if it throws, nothing is called.
  *   <li>Rounds end early when the plan refuses (another source, another mirror), has no work, or a
- *       round succeeded in no call (the next reconcile looks again after the requeue delay).
+ *       round succeeded in no call (the next reconcile looks again after the requeue delay), unless
+ *       every failure of that round of a stop was a fence ({@code LEADER_MOVED}): the leaderships
+ *       moved, which is the progress the truncate step needed, so the rounds observe again and go
+ *       on at the new leaders, at most {@link StopChaining#MAX_FENCE_ONLY_ROUNDS} times per
+ *       reconcile ({@link StopChaining#goOnAfterRound}).
  *   <li>A round of a stop is planned from the previous round's answers instead of a new observation
  *       only when {@link StopChaining} says every call of that round succeeded as recorded; any
  *       error, moved leader or unknown answer observes again. The last observation (the status's)
@@ -235,6 +239,8 @@ public final class FailoverRounds {
     boolean observeAgain = true;
     // The observation the previous round's answers describe (StopChaining), or null: observe.
     List<PartitionObservation> chained = null;
+    // Rounds that succeeded in no call but only fenced (StopChaining.goOnAfterRound).
+    int fenceOnlyRounds = 0;
     for (int round = 0; round < maxRounds; round++) {
       long observeStarted = System.nanoTime();
       boolean fromAnswers = chained != null;
@@ -339,8 +345,23 @@ public final class FailoverRounds {
           verdict == null
               ? "observe (failback)"
               : verdict.chained() ? "from answers" : "observe: " + verdict.observeBecause());
-      if (result.succeeded() == 0) {
+      StopChaining.AfterRound after =
+          StopChaining.goOnAfterRound(
+              request.intent(),
+              result.calls(),
+              result.succeeded(),
+              result.answers(),
+              result.leaderErrors(),
+              fenceOnlyRounds);
+      if (!after.goOn()) {
+        LOG.debug(
+            "clusterMirror={} round={} rounds end: {}", request.ref(), round, after.because());
         break;
+      }
+      if (after.fenceOnly()) {
+        // The leaders moved: the next round plans from a new observation, never from the answers.
+        fenceOnlyRounds++;
+        chained = null;
       }
       if (failback != null && failback.dryRun() && !failback.alignTo().isEmpty()) {
         // The report is persisted (status, Event) before the next reconcile truncates anything.

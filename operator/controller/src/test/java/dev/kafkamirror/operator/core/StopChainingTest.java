@@ -336,6 +336,104 @@ class StopChainingTest {
     return out;
   }
 
+  private static StopChaining.Answer moved(int partition) {
+    return StopChaining.Answer.failed(key(partition), LEADER, true, "LEADER_MOVED");
+  }
+
+  private static java.util.Map<PartitionKey, String> leaderErrors(String code, int... partitions) {
+    java.util.Map<PartitionKey, String> out = new java.util.HashMap<>();
+    for (int p : partitions) {
+      out.put(key(p), code + ": injected");
+    }
+    return out;
+  }
+
+  @Test
+  void aRoundWhoseOnlyFailuresAreFencesGoesOnAndMustObserve() {
+    // Given a stop's truncate round in which every leader fenced its partition
+    List<StopChaining.Answer> answers = List.of(moved(0), moved(1));
+
+    // When the rounds ask whether to go on
+    StopChaining.AfterRound after =
+        StopChaining.goOnAfterRound(STOP, 2, 0, answers, leaderErrors("LEADER_MOVED", 0, 1), 0);
+
+    // Then they go on, from a new observation
+    assertThat(after.goOn()).isTrue();
+    assertThat(after.fenceOnly()).isTrue();
+    assertThat(after.because()).isNull();
+  }
+
+  @Test
+  void aRoundWithASuccessGoesOnAsBefore() {
+    // Given a round in which one call succeeded and another fenced
+    List<StopChaining.Answer> answers = List.of(answer(key(0), Action.TRUNCATE), moved(1));
+
+    // When the rounds ask whether to go on
+    StopChaining.AfterRound after =
+        StopChaining.goOnAfterRound(STOP, 2, 1, answers, leaderErrors("LEADER_MOVED", 1), 0);
+
+    // Then they go on, and it is not a fence-only round
+    assertThat(after.goOn()).isTrue();
+    assertThat(after.fenceOnly()).isFalse();
+  }
+
+  static Stream<Arguments> roundsThatEndTheReconcile() {
+    return Stream.of(
+        Arguments.of(
+            "one fence and one NOT_LEADER",
+            STOP,
+            List.of(moved(0), StopChaining.Answer.failed(key(1), LEADER, true, "NOT_LEADER")),
+            leaderErrors("LEADER_MOVED", 0, 1),
+            0),
+        Arguments.of(
+            "every call timed out",
+            STOP,
+            List.of(
+                StopChaining.Answer.failed(key(0), LEADER, true, "TIMEOUT"),
+                StopChaining.Answer.failed(key(1), LEADER, true, "TIMEOUT")),
+            leaderErrors("TIMEOUT", 0, 1),
+            0),
+        Arguments.of(
+            "a fence and a partition without a leader (no call)",
+            STOP,
+            List.of(moved(0)),
+            leaderErrors("LEADER_MOVED", 0, 1),
+            0),
+        Arguments.of(
+            "fences again after the bound of fence-only rounds",
+            STOP,
+            List.of(moved(0), moved(1)),
+            leaderErrors("LEADER_MOVED", 0, 1),
+            StopChaining.MAX_FENCE_ONLY_ROUNDS),
+        Arguments.of(
+            "not a stop",
+            intent(MirrorIntent.Target.MIRRORING),
+            List.of(moved(0), moved(1)),
+            leaderErrors("LEADER_MOVED", 0, 1),
+            0),
+        Arguments.of("no call at all", STOP, List.of(), java.util.Map.of(), 0));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("roundsThatEndTheReconcile")
+  void aRoundWithoutSuccessThatDidNotOnlyFenceEndsTheRounds(
+      String why,
+      MirrorIntent intent,
+      List<StopChaining.Answer> answers,
+      java.util.Map<PartitionKey, String> leaderErrors,
+      int fenceOnlyRoundsBefore) {
+    // Given a round in which no call succeeded (see the name)
+
+    // When the rounds ask whether to go on
+    StopChaining.AfterRound after =
+        StopChaining.goOnAfterRound(
+            intent, answers.size(), 0, answers, leaderErrors, fenceOnlyRoundsBefore);
+
+    // Then they end, and say why
+    assertThat(after.goOn()).as(why).isFalse();
+    assertThat(after.because()).as(why).isNotBlank().contains("no call of the round succeeded");
+  }
+
   private static StopChaining.Answer answer(PartitionKey key, Action action) {
     String step = StopChaining.recordedBy(action).name();
     boolean writable = action == Action.MAKE_WRITABLE;

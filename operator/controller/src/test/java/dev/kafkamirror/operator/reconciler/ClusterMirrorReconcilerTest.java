@@ -124,6 +124,60 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void aTruncateThatFencedEveryPartitionIsFollowedByADescribeAndTheStopEndsInTheSameReconcile() {
+    // Given two mirroring partitions whose leaders both answer their first truncate with
+    // LEADER_MOVED (each fenced its partition: the round succeeded in no call)
+    rig.mirroring(2);
+    rig.control.answersWithStopState();
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 0), "LEADER_MOVED");
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled once
+    rig.reconcile(cr);
+
+    // Then the destination was described right after the fenced truncate, truncate was called
+    // again at the leaders of that observation, and the stop ended without waiting for a requeue
+    List<String> calls = rig.control.calls().stream().map(TestingBrokerControl.Call::what).toList();
+    int fenced = calls.indexOf("TRUNCATE");
+    assertThat(calls.get(fenced + 1)).as(calls.toString()).isEqualTo("DESCRIBE");
+    assertThat(calls.subList(fenced + 1, calls.size()))
+        .as(calls.toString())
+        .containsSubsequence("DESCRIBE", "TRUNCATE", "PERSIST_OFFSETS", "MAKE_WRITABLE");
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).as(calls.toString()).isTrue();
+  }
+
+  @Test
+  void truncatesThatFenceOverAndOverEndTheReconcileAfterABoundedNumberOfRounds() {
+    // Given two mirroring partitions whose leaders answer every truncate with LEADER_MOVED
+    rig.mirroring(2);
+    rig.control.answersWithStopState();
+    rig.control.fail(Action.TRUNCATE, "LEADER_MOVED");
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled once
+    rig.reconcile(cr);
+
+    // Then truncate was sent in the first round and in at most MAX_FENCE_ONLY_ROUNDS more, each
+    // after a describe, and the reconcile ended with the stop not done (the requeue goes on)
+    List<String> calls = rig.control.calls().stream().map(TestingBrokerControl.Call::what).toList();
+    List<Integer> truncateRounds = new java.util.ArrayList<>();
+    for (int i = 0; i < calls.size(); i++) {
+      if (calls.get(i).equals("TRUNCATE") && (i == 0 || !calls.get(i - 1).equals("TRUNCATE"))) {
+        truncateRounds.add(i);
+      }
+    }
+    assertThat(truncateRounds)
+        .as(calls.toString())
+        .hasSize(1 + dev.kafkamirror.operator.core.StopChaining.MAX_FENCE_ONLY_ROUNDS);
+    for (int i = 1; i < truncateRounds.size(); i++) {
+      assertThat(calls.get(truncateRounds.get(i) - 1)).as(calls.toString()).isEqualTo("DESCRIBE");
+    }
+    assertThat(calls).as(calls.toString()).doesNotContain("PERSIST_OFFSETS");
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).as(calls.toString()).isFalse();
+  }
+
+  @Test
   void aStopThatCannotBeRecordedMakesNoDestructiveCallAndFailsTheReconcile() {
     // Given mirroring partitions, a Stopped ClusterMirror, and a status that cannot be written
     rig.mirroring(2);

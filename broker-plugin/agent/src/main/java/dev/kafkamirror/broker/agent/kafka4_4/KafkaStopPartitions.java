@@ -10,14 +10,40 @@ import dev.kafkamirror.broker.agent.stop.StopTarget;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
 import dev.kafkamirror.broker.core.stop.rules.LocalState;
 import dev.kafkamirror.contract.PartitionError.Code;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import kafka.cluster.Partition;
+import kafka.server.ReplicaManager;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.storage.internals.log.UnifiedLog;
 
 /** {@link StopPartitions} over this Kafka 4.4 broker's partitions and its mirror registry. */
 final class KafkaStopPartitions implements StopPartitions {
+
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger("dev.kafkamirror.broker.agent.StopExecutor");
+
+  /** Kafka's {@code Partition.leaderIsrUpdateLock()} (private), or null when not found. */
+  private static final java.lang.reflect.Method LEADER_ISR_UPDATE_LOCK = leaderIsrUpdateLock();
+
+  private static java.lang.reflect.Method leaderIsrUpdateLock() {
+    try {
+      java.lang.reflect.Method m = Partition.class.getDeclaredMethod("leaderIsrUpdateLock");
+      m.setAccessible(true);
+      return m;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.warn(
+          "Partition.leaderIsrUpdateLock not found: the stop's truncations run one partition at a"
+              + " time ({})",
+          e.toString());
+      return null;
+    }
+  }
 
   private final MirrorRegistry registry;
 
@@ -80,5 +106,64 @@ final class KafkaStopPartitions implements StopPartitions {
     registry.advanceAll(
         targets.stream().map(t -> ((KafkaStopTarget) t).tp()).toList(),
         MirrorState.valueOf(state.name()));
+  }
+
+  /**
+   * One {@code LogManager.truncateTo} request for every partition, under each partition's {@code
+   * leaderIsrUpdateLock} read lock (as Kafka's own {@code Partition.truncateTo} holds it for one):
+   * Kafka then writes the recovery-point checkpoint of the log directory once, instead of once per
+   * partition. Without access to the lock or the log manager, one partition at a time as before. If
+   * the request fails, every partition of it fails (some may be truncated: a repeat finds them
+   * truncated and goes on).
+   */
+  @Override
+  public Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets) {
+    Map<StopTarget, Exception> failed = new LinkedHashMap<>();
+    ReplicaManager rm = BrokerHandles.replicaManager().orElse(null);
+    if (rm == null || LEADER_ISR_UPDATE_LOCK == null || offsets.size() == 1) {
+      offsets.forEach(
+          (t, offset) -> {
+            try {
+              t.truncateTo(offset);
+            } catch (Exception e) {
+              failed.put(t, e);
+            }
+          });
+      return failed;
+    }
+    long start = System.nanoTime();
+    Map<TopicPartition, Long> byPartition = new HashMap<>();
+    List<ReentrantReadWriteLock> locks = new ArrayList<>();
+    try {
+      for (Map.Entry<StopTarget, Long> e : offsets.entrySet()) {
+        KafkaStopTarget t = (KafkaStopTarget) e.getKey();
+        byPartition.put(t.tp(), e.getValue());
+        locks.add((ReentrantReadWriteLock) LEADER_ISR_UPDATE_LOCK.invoke(t.partition()));
+      }
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      offsets.keySet().forEach(t -> failed.put(t, new IllegalStateException(e)));
+      return failed;
+    }
+    List<ReentrantReadWriteLock> held = new ArrayList<>();
+    try {
+      for (ReentrantReadWriteLock lock : locks) {
+        lock.readLock().lock();
+        held.add(lock);
+      }
+      rm.logManager().truncateTo(byPartition, false);
+    } catch (RuntimeException e) {
+      offsets.keySet().forEach(t -> failed.put(t, e));
+      return failed;
+    } finally {
+      for (ReentrantReadWriteLock lock : held) {
+        lock.readLock().unlock();
+      }
+    }
+    offsets.keySet().forEach(t -> ((KafkaStopTarget) t).afterTruncation());
+    LOG.debug(
+        "stop truncations: {} partitions in one request, {} ms",
+        offsets.size(),
+        (System.nanoTime() - start) / 1_000_000L);
+    return failed;
   }
 }

@@ -194,6 +194,15 @@ final class KafkaStopTarget implements StopTarget {
   @Override
   public void truncateTo(long offset) {
     partition.truncateTo(offset, false);
+    afterTruncation();
+  }
+
+  Partition partition() {
+    return partition;
+  }
+
+  /** What follows a truncation of this partition's log (one by one or in a batch). */
+  void afterTruncation() {
     // Kafka keeps the followers' fetch states from before: only fetches from now on count.
     FollowerFetches.truncated(tp, partition.getLeaderEpoch());
     realignLeaderEpochStart(log.logEndOffset());

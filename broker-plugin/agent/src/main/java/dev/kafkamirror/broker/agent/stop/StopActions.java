@@ -39,6 +39,7 @@ final class StopActions {
     Map<StopTarget, Integer> moves = new LinkedHashMap<>();
     Map<StopTarget, Long> moveTargets = new LinkedHashMap<>();
     List<StopTarget> open = new ArrayList<>();
+    Map<StopTarget, Long> truncations = new LinkedHashMap<>();
     for (Map.Entry<StopTarget, Decision> e : decided.entrySet()) {
       StopTarget t = e.getKey();
       if (!(e.getValue() instanceof Act act) || run.answered(t.ref())) {
@@ -47,7 +48,7 @@ final class StopActions {
       try {
         Decision.Action a = act.action();
         if (a instanceof Decision.Truncate tr) {
-          truncate(t, tr.offset());
+          truncations.put(t, tr.offset());
         } else if (a instanceof Decision.MoveLeadership m) {
           moves.put(t, m.toBroker());
           moveTargets.put(t, m.truncateTarget());
@@ -62,6 +63,7 @@ final class StopActions {
         run.fail(t.ref(), ex);
       }
     }
+    truncateAll(run, truncations);
     fence(run, moves, moveTargets);
     if (!open.isEmpty()) {
       if (run.wroteStopped()) {
@@ -74,25 +76,70 @@ final class StopActions {
     }
   }
 
-  private void truncate(StopTarget t, long offset) throws PartitionOperationException {
-    try {
-      synchronized (t.lock()) {
-        if (t.logEndOffset() > offset) {
-          StopState durable = store.get(t.key()).orElse(null);
-          if (durable != null && durable.step() == StopStep.TRUNCATING) {
-            TestFaults.crashPoint(
-                TestFaults.CrashPoint.AFTER_TRUNCATING_RECORDED,
-                t.name() + " truncating to offset " + offset);
-          }
-          t.truncateTo(offset);
-        }
-      }
-    } catch (PartitionOperationException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new PartitionOperationException(
-          Code.INTERNAL, t.name() + ": truncation failed: " + e, e);
+  /**
+   * Truncates every partition of the round that the rules asked to, as one batch: Kafka writes its
+   * recovery-point checkpoint (every log of the directory, flushed) once per truncation request, so
+   * 333 truncations one by one wrote it 333 times. The batch holds every partition's lock (taken in
+   * name order, so two callers at once cannot deadlock) while it checks each log end again and
+   * truncates, so a concurrent caller neither truncates twice nor appends a barrier in between. The
+   * states were recorded before this runs (the executor writes before it acts); a partition whose
+   * truncation fails fails alone.
+   */
+  private void truncateAll(StopRun run, Map<StopTarget, Long> truncations) {
+    if (truncations.isEmpty()) {
+      return;
     }
+    List<StopTarget> ordered = new ArrayList<>(truncations.keySet());
+    ordered.sort(java.util.Comparator.comparing(StopTarget::name));
+    withLocks(ordered, 0, () -> truncateLocked(run, truncations));
+  }
+
+  private static void withLocks(List<StopTarget> targets, int from, Runnable body) {
+    if (from == targets.size()) {
+      body.run();
+      return;
+    }
+    synchronized (targets.get(from).lock()) {
+      withLocks(targets, from + 1, body);
+    }
+  }
+
+  private void truncateLocked(StopRun run, Map<StopTarget, Long> truncations) {
+    Map<StopTarget, Long> due = new LinkedHashMap<>();
+    List<String> recorded = new ArrayList<>();
+    for (Map.Entry<StopTarget, Long> e : truncations.entrySet()) {
+      StopTarget t = e.getKey();
+      long offset = e.getValue();
+      if (t.logEndOffset() <= offset) {
+        continue; // another caller truncated it
+      }
+      try {
+        StopState durable = store.get(t.key()).orElse(null);
+        if (durable != null && durable.step() == StopStep.TRUNCATING) {
+          recorded.add(t.name() + " truncating to offset " + offset);
+        }
+        due.put(t, offset);
+      } catch (PartitionOperationException ex) {
+        run.fail(t.ref(), ex);
+      }
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    if (!recorded.isEmpty()) {
+      TestFaults.crashPoint(
+          TestFaults.CrashPoint.AFTER_TRUNCATING_RECORDED, String.join(", ", recorded));
+    }
+    partitions
+        .truncateAll(due)
+        .forEach(
+            (t, ex) ->
+                run.fail(
+                    t.ref(),
+                    ex instanceof PartitionOperationException p
+                        ? p
+                        : new PartitionOperationException(
+                            Code.INTERNAL, t.name() + ": truncation failed: " + ex, ex)));
   }
 
   /**

@@ -39,6 +39,13 @@ import java.util.Map;
  */
 public final class StopExecutor {
 
+  /**
+   * Debug: one line per round of a call, splitting its time between the new-epoch stop-state read,
+   * the rules' decisions (with their waits), the stop-state write and the Kafka actions.
+   */
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger("dev.kafkamirror.broker.agent.StopExecutor");
+
   /** A call needs at most four rounds (record, act, record, done); more means a rule loops. */
   static final int MAX_ROUNDS = 8;
 
@@ -158,7 +165,9 @@ public final class StopExecutor {
     List<StopTarget> active = new ArrayList<>(targets);
     for (int round = 1; !active.isEmpty(); round++) {
       Map<StopTarget, Decision> decided = new LinkedHashMap<>();
+      long started = System.nanoTime();
       syncWhereLeadingInNewEpoch(run, active);
+      long synced = System.nanoTime();
       for (StopTarget t : active) {
         if (run.answered(t.ref())) {
           continue;
@@ -182,8 +191,26 @@ public final class StopExecutor {
           run.fail(t.ref(), e);
         }
       }
+      long decidedAt = System.nanoTime();
       write(run, decided);
+      long written = System.nanoTime();
       actions.apply(run, decided);
+      if (LOG.isDebugEnabled()) {
+        long records = decided.values().stream().filter(d -> d instanceof Record).count();
+        long acts = decided.values().stream().filter(d -> d instanceof Act).count();
+        LOG.debug(
+            "stop round {} of {}: {} partitions, sync {} ms, decide {} ms, write {} records {} ms,"
+                + " act {} actions {} ms",
+            round,
+            run.call().callName(),
+            active.size(),
+            (synced - started) / 1_000_000L,
+            (decidedAt - synced) / 1_000_000L,
+            records,
+            (written - decidedAt) / 1_000_000L,
+            acts,
+            (System.nanoTime() - written) / 1_000_000L);
+      }
       decided.forEach(
           (t, d) -> {
             if (d instanceof Done) {

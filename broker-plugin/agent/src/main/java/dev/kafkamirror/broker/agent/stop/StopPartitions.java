@@ -4,6 +4,7 @@ import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.core.stop.rules.LocalState;
 import java.util.List;
+import java.util.Map;
 
 /** This broker's mirror partitions and their registry states, as the executor needs them. */
 public interface StopPartitions {
@@ -20,4 +21,14 @@ public interface StopPartitions {
 
   /** Moves each target's registry state forward to {@code state} (never back), durably. */
   void advanceAll(List<StopTarget> targets, LocalState state);
+
+  /**
+   * Truncates each target's log to its offset, in as few requests to the broker as it allows (one
+   * per call on Kafka: its recovery-point checkpoint is then written once, not once per partition).
+   * The caller holds every target's {@link StopTarget#lock()} and has checked that each log ends
+   * past its offset.
+   *
+   * @return each target whose truncation failed, with why; empty when every one was truncated
+   */
+  Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets);
 }

@@ -366,8 +366,8 @@ public final class BrokerPluginBenchmarks {
       boolean openTransaction,
       long[] stepMs)
       throws Exception {
-    source.createTopic(topic, partitions, 1, Map.of());
-    destination.createTopic(topic, partitions, 3, Map.of("min.insync.replicas", "2"));
+    createTopicPatiently(source, topic, partitions, 1, Map.of());
+    createTopicPatiently(destination, topic, partitions, 3, Map.of("min.insync.replicas", "2"));
     // Not idempotent: on a just-created topic with many partitions, an idempotent producer's first
     // batches can fail with NOT_LEADER and the batches behind them then loop on
     // OUT_OF_ORDER_SEQUENCE_NUMBER; the stop's cost does not depend on producer ids here.
@@ -389,7 +389,20 @@ public final class BrokerPluginBenchmarks {
     }
     KafkaProducer<String, String> open = null;
     if (openTransaction) {
-      open = TestClients.transactionalProducer(source.bootstrapServers(), topic + "-open");
+      // Open for the whole set-up, however slow: with the default 60 s a loaded machine's set-up
+      // outlasts the transaction, the coordinator aborts it, and nothing is left to fence.
+      java.util.Properties txn = new java.util.Properties();
+      txn.put("bootstrap.servers", source.bootstrapServers());
+      txn.put("acks", "all");
+      txn.put("enable.idempotence", "true");
+      txn.put("transactional.id", topic + "-open");
+      txn.put("transaction.timeout.ms", "900000");
+      txn.put(
+          "key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+      txn.put(
+          "value.serializer",
+          org.apache.kafka.common.serialization.StringSerializer.class.getName());
+      open = new KafkaProducer<>(txn);
       open.initTransactions();
       open.beginTransaction();
       for (int i = 0; i < partitions; i++) {
@@ -485,6 +498,45 @@ public final class BrokerPluginBenchmarks {
       }
     }
     return moves;
+  }
+
+  /**
+   * {@link KafkaCluster#createTopic}, then, on a loaded machine where the leaders take longer than
+   * its 30 s, up to 5 minutes more for every partition to have a leader.
+   */
+  private static void createTopicPatiently(
+      KafkaCluster cluster, String topic, int partitions, int rf, Map<String, String> configs)
+      throws Exception {
+    try {
+      cluster.createTopic(topic, partitions, rf, configs);
+      return;
+    } catch (IllegalStateException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("without a leader")) {
+        throw e;
+      }
+      System.out.println("slow topic creation, waiting longer: " + e.getMessage());
+    }
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    try (var admin = cluster.admin()) {
+      while (true) {
+        var description =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(60, TimeUnit.SECONDS)
+                .get(topic);
+        if (description.partitions().size() == partitions
+            && description.partitions().stream()
+                .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              topic + " has partitions without a leader after 5 minutes more");
+        }
+        Thread.sleep(500);
+      }
+    }
   }
 
   private static double median(double[] values) {

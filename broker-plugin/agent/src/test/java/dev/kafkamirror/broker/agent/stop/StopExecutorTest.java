@@ -72,6 +72,34 @@ class StopExecutorTest {
   }
 
   @Test
+  void theTruncationsOfOneCallAreOneRequestAfterEveryTargetIsDurable() throws Exception {
+    // Given three stopping leaders, each with a transaction open above offset 10
+    TestingStopTarget a = stoppingPartition(0);
+    TestingStopTarget b = stoppingPartition(1);
+    TestingStopTarget c = stoppingPartition(2);
+    for (TestingStopTarget t : List.of(a, b, c)) {
+      t.lastStable = 10;
+    }
+    // When one truncate call runs on the three
+    List<StepOutcome> out = executor.truncate(refs(a, b, c), 1_000L);
+    // Then every partition is truncated, by a single request to the broker
+    assertThat(out).allSatisfy(o -> assertThat(o.error()).isNull());
+    assertThat(partitions.truncationRequests).containsExactly(List.of("t-0", "t-1", "t-2"));
+    assertThat(List.of(a.logEnd, b.logEnd, c.logEnd)).containsOnly(10L);
+    // And every TRUNCATING was written before the first truncation, every TRUNCATED after the last
+    int firstTruncation = events.indexOf("t-0 truncate 10");
+    assertThat(events.subList(0, firstTruncation))
+        .as(events.toString())
+        .containsExactlyInAnyOrder(
+            "t-0 write TRUNCATING", "t-1 write TRUNCATING", "t-2 write TRUNCATING");
+    assertThat(events.subList(firstTruncation, firstTruncation + 3))
+        .containsExactly("t-0 truncate 10", "t-1 truncate 10", "t-2 truncate 10");
+    assertThat(events.subList(firstTruncation + 3, events.size()))
+        .containsExactlyInAnyOrder(
+            "t-0 write TRUNCATED", "t-1 write TRUNCATED", "t-2 write TRUNCATED");
+  }
+
+  @Test
   void aStaleHighWatermarkIsWaitedForAndThenTheLastStableOffsetIsTheTarget() throws Exception {
     // Given a new leader whose high watermark reaches its log end only after a few reads
     TestingStopTarget t = stoppingPartition(0);

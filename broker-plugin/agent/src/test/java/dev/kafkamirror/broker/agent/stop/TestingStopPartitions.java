@@ -12,6 +12,10 @@ import java.util.Map;
 final class TestingStopPartitions implements StopPartitions {
 
   final Map<PartitionRef, TestingStopTarget> targets = new LinkedHashMap<>();
+
+  /** The partitions of each {@link #truncateAll} request, by name, in the order asked. */
+  final List<List<String>> truncationRequests = new java.util.ArrayList<>();
+
   private final List<String> events;
 
   TestingStopPartitions(List<String> events) {
@@ -52,5 +56,20 @@ final class TestingStopPartitions implements StopPartitions {
         events.add(t.name() + " local " + state);
       }
     }
+  }
+
+  @Override
+  public Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets) {
+    truncationRequests.add(offsets.keySet().stream().map(StopTarget::name).toList());
+    Map<StopTarget, Exception> failed = new LinkedHashMap<>();
+    offsets.forEach(
+        (t, offset) -> {
+          try {
+            t.truncateTo(offset);
+          } catch (Exception e) {
+            failed.put(t, e);
+          }
+        });
+    return failed;
   }
 }
