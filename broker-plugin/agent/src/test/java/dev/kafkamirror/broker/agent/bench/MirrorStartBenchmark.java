@@ -107,6 +107,11 @@ public final class MirrorStartBenchmark {
               s);
         }
         results.add(new double[] {c, b});
+        // A round's partitions are deleted afterwards: the single-node source (512 MiB heap) ran
+        // out of memory holding 2,000 partitions of two rounds.
+        for (KafkaCluster cluster : List.of(withCandidate, withBaseline, source)) {
+          MirrorThroughputBenchmark.deleteTopic(cluster, topic);
+        }
         table.append(
             String.format(
                 Locale.ROOT,

@@ -424,7 +424,7 @@ public final class MirrorThroughputBenchmark {
     throw new IllegalStateException(topic + " has partitions without a leader after 60 s");
   }
 
-  private static void deleteTopic(KafkaCluster cluster, String topic) {
+  static void deleteTopic(KafkaCluster cluster, String topic) {
     try (Admin admin = cluster.admin()) {
       admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
