@@ -1,6 +1,5 @@
 package dev.kafkamirror.broker.agent.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
@@ -10,11 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -85,7 +82,6 @@ public final class MirrorStartBenchmark {
         String topic = "ms-r" + round;
         source.createTopic(topic, partitions, 1, Map.of());
         preload(source, topic);
-        Map<TopicPartition, Long> target = MirrorThroughputBenchmark.logEnds(source, topic);
         String load = MirrorThroughputBenchmark.loadAverage();
         boolean candidateFirst = round % 2 == 1;
         double c = 0;
@@ -93,7 +89,10 @@ public final class MirrorStartBenchmark {
         for (int side = 0; side < 2; side++) {
           boolean isCandidate = (side == 0) == candidateFirst;
           KafkaCluster destination = isCandidate ? withCandidate : withBaseline;
-          double s = seconds(start(source, destination, topic, target));
+          double s =
+              seconds(
+                  MirrorThroughputBenchmark.mirrorAndAwait(
+                      source, destination, topic, partitions, "ms-" + topic));
           if (isCandidate) {
             c = s;
           } else {
@@ -149,49 +148,6 @@ public final class MirrorStartBenchmark {
       }
       producer.flush();
     }
-  }
-
-  /** Starts the mirror of every partition and waits until the destination holds the source's. */
-  private long start(
-      KafkaCluster source, KafkaCluster destination, String topic, Map<TopicPartition, Long> target)
-      throws Exception {
-    destination.createTopic(topic, partitions, 1, Map.of());
-    int[] all = new int[partitions];
-    for (int p = 0; p < partitions; p++) {
-      all[p] = p;
-    }
-    PluginControlClient control =
-        new PluginControlClient(
-            destination.listenerOf(1, PluginControlClient.LISTENER_PROPERTY),
-            PluginControlClient.TEST_SECRET);
-    long started = System.nanoTime();
-    PluginControlClient.Response answer =
-        control.startMirroring(
-            "ms-" + topic, source.bootstrapServers(), source.clusterId(), topic, all);
-    for (int p = 0; p < partitions; p++) {
-      JsonNode result = answer.result(topic, p);
-      if (result == null || result.has("error")) {
-        throw new IllegalStateException(
-            "mirror/start of "
-                + topic
-                + "-"
-                + p
-                + " on cluster "
-                + destination.name()
-                + " refused: "
-                + result
-                + "; see that broker's node.log");
-      }
-    }
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
-    while (!MirrorThroughputBenchmark.logEnds(destination, topic).equals(target)) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            destination.name() + " did not catch up on " + topic + " within 20 minutes");
-      }
-      Thread.sleep(100);
-    }
-    return System.nanoTime() - started;
   }
 
   private static double seconds(long nanos) {

@@ -312,6 +312,21 @@ public final class MirrorThroughputBenchmark {
   /** Starts the plugin's mirror and waits until the destination's log ends equal the source's. */
   private long pluginSide(KafkaCluster source, KafkaCluster destination, String topic)
       throws Exception {
+    return mirrorAndAwait(source, destination, topic, partitions, "tp-" + topic);
+  }
+
+  /**
+   * Creates {@code topic} (RF 1) on {@code destination}, starts the mirror of every partition with
+   * one {@code mirror/start} call on its broker 1, and waits until its log ends equal the source's
+   * (as they were before the call). Returns the nanoseconds from the call to then.
+   */
+  static long mirrorAndAwait(
+      KafkaCluster source,
+      KafkaCluster destination,
+      String topic,
+      int partitions,
+      String mirrorName)
+      throws Exception {
     destination.createTopic(topic, partitions, 1, Map.of());
     Map<TopicPartition, Long> target = logEnds(source, topic);
     int[] all = new int[partitions];
@@ -325,7 +340,7 @@ public final class MirrorThroughputBenchmark {
     long start = System.nanoTime();
     PluginControlClient.Response started =
         control.startMirroring(
-            "tp-" + topic, source.bootstrapServers(), source.clusterId(), topic, all);
+            mirrorName, source.bootstrapServers(), source.clusterId(), topic, all);
     for (int p = 0; p < partitions; p++) {
       JsonNode result = started.result(topic, p);
       if (result == null || result.has("error")) {
