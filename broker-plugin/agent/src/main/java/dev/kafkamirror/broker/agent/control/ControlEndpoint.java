@@ -243,16 +243,23 @@ public final class ControlEndpoint implements AutoCloseable {
   private Map<String, Object> answer(ControlCall call, ControlRequests.Parsed parsed) {
     return switch (call) {
       case DESCRIBE -> perPartition(parsed, this::describe);
-      case START_MIRRORING ->
-          perPartition(
-              parsed,
-              (partition, timeoutMs) ->
-                  control.startMirroring(
-                      partition,
-                      parsed.mirrorName(),
-                      parsed.source(),
-                      parsed.request().initialSync(),
-                      parsed.request().dryRun()));
+      case START_MIRRORING -> {
+        java.util.function.Supplier<Map<String, Object>> starts =
+            () ->
+                perPartition(
+                    parsed,
+                    (partition, timeoutMs) ->
+                        control.startMirroring(
+                            partition,
+                            parsed.mirrorName(),
+                            parsed.source(),
+                            parsed.request().initialSync(),
+                            parsed.request().dryRun()));
+        // A failback start truncates after its registration is durable: per partition, as it is.
+        yield parsed.request().initialSync() == null
+            ? control.startsOfOneCall(starts)
+            : starts.get();
+      }
       case PAUSE -> perPartition(parsed, (p, t) -> control.transition(p, ControlCall.PAUSE));
       case RESUME -> perPartition(parsed, (p, t) -> control.transition(p, ControlCall.RESUME));
       case REMOVE_FETCHERS -> stopStep(parsed, PartitionControl.StopCall.REMOVE_FETCHERS);

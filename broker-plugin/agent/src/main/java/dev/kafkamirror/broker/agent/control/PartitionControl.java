@@ -24,6 +24,14 @@ public interface PartitionControl {
       throws PartitionOperationException;
 
   /**
+   * Runs the plain starts of one call ({@code work}) so that the broker records them durably once,
+   * before the call answers, instead of once per partition. The default runs {@code work} as it is.
+   */
+  default <T> T startsOfOneCall(java.util.function.Supplier<T> work) {
+    return work.get();
+  }
+
+  /**
    * Registers the partition as a mirror of {@code source} and starts fetching (on the leader).
    * Idempotent.
    */

@@ -120,6 +120,11 @@ public final class KafkaPartitionControl implements PartitionControl {
   }
 
   @Override
+  public <T> T startsOfOneCall(java.util.function.Supplier<T> work) {
+    return MirrorRegistry.instance().writingOnceAfter(work);
+  }
+
+  @Override
   public Map<String, Object> startMirroring(
       PartitionRef ref, String mirrorName, ControlRequest.MirrorSource source)
       throws PartitionOperationException {

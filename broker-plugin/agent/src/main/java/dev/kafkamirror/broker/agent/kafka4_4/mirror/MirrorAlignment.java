@@ -55,6 +55,15 @@ final class MirrorAlignment {
    * topic over the one the log holds records of.
    */
   void checkSourceTopicIds(Map<TopicPartition, Partition> active) {
+    // The ids pinned in this round are written to the registry file once, before any append.
+    registry.writingOnceAfter(
+        () -> {
+          pinSourceTopicIds(active);
+          return null;
+        });
+  }
+
+  private void pinSourceTopicIds(Map<TopicPartition, Partition> active) {
     java.util.Iterator<Map.Entry<TopicPartition, Partition>> it = active.entrySet().iterator();
     while (it.hasNext()) {
       Map.Entry<TopicPartition, Partition> e = it.next();

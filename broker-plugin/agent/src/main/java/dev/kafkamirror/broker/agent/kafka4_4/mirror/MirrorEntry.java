@@ -14,6 +14,14 @@ public final class MirrorEntry {
 
   private final String mirrorName;
   private volatile MirrorState state;
+
+  /**
+   * Whether the registry file holds this registration; false only between a start inside {@link
+   * MirrorRegistry#writingOnceAfter} and that scope's file write. The fetcher never acts on a
+   * registration that is not durable.
+   */
+  private volatile boolean durable = true;
+
   private volatile String sourceClusterId;
   private volatile String expectedSourceClusterId;
   private volatile long lastMirroredOffset = -1L;
@@ -414,5 +422,13 @@ public final class MirrorEntry {
       out.put(Fields.Mirror.LAST_ERROR, error);
     }
     return out;
+  }
+
+  boolean durable() {
+    return durable;
+  }
+
+  void durable(boolean durable) {
+    this.durable = durable;
   }
 }

@@ -134,7 +134,9 @@ final class MirrorFetcher extends Thread {
     // that the id pinned is the source's current one (the backoff is for topics that are gone).
     boolean pinWaits = false;
     for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
-      if (e.getValue().state() != MirrorState.MIRRORING || e.getValue().sourceMismatch() != null) {
+      if (e.getValue().state() != MirrorState.MIRRORING
+          || e.getValue().sourceMismatch() != null
+          || !e.getValue().durable()) {
         continue;
       }
       Option<Partition> partition = rm.get().onlinePartition(e.getKey());

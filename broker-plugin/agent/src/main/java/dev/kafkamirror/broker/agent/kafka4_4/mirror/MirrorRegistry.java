@@ -27,6 +27,14 @@ public final class MirrorRegistry {
   private final Map<String, MirrorFetcher> fetchers = new ConcurrentHashMap<>();
   private MirrorRegistryFile file;
 
+  /** The changes a thread makes inside {@link #writingOnceAfter}, written at its end. */
+  private final ThreadLocal<Deferred> deferred = new ThreadLocal<>();
+
+  private static final class Deferred {
+    boolean dirty;
+    final Map<String, Properties> fetchers = new java.util.LinkedHashMap<>();
+  }
+
   /**
    * Loads the broker-local registry file from {@code logDir} and persists every later change there.
    * Entries come back in their state (so a mirror stays read-only); fetchers restart for MIRRORING
@@ -128,9 +136,63 @@ public final class MirrorRegistry {
     persist();
   }
 
+  /**
+   * Writes the whole registry file (every registration) and marks what it wrote durable. Inside
+   * {@link #writingOnceAfter} on this thread, only notes that a write is due.
+   */
   private void persist() {
+    Deferred d = deferred.get();
+    if (d != null) {
+      d.dirty = true;
+      return;
+    }
+    Map<TopicPartition, MirrorEntry> written = entriesSorted();
     if (file != null) {
-      file.write(MirrorRegistryFile.rows(entriesSorted()));
+      file.write(MirrorRegistryFile.rows(written));
+    }
+    written.values().forEach(e -> e.durable(true));
+  }
+
+  /**
+   * Runs {@code work}, whose changes to this registry are written to the registry file once, when
+   * it ends, instead of once per change: the file holds every registration, so writing it per
+   * partition of a many-partition start (or per source topic id a fetcher round pins) costs time
+   * quadratic in the registrations, all under this registry's lock, which the control calls and the
+   * fetchers wait for. The changes are in memory at once (a new registration is read-only at once);
+   * a registration started inside is not fetched until the file holds it, and the fetchers the
+   * changes need are started after the write. So callers that answer or append only after this
+   * returns keep the guarantee of writing per change: durable before the answer or the append.
+   * Nested calls on one thread join the outer one.
+   */
+  public <T> T writingOnceAfter(java.util.function.Supplier<T> work) {
+    if (deferred.get() != null) {
+      return work.get();
+    }
+    Deferred d = new Deferred();
+    deferred.set(d);
+    try {
+      return work.get();
+    } finally {
+      deferred.remove();
+      synchronized (this) {
+        try {
+          if (d.dirty) {
+            persist();
+          }
+        } finally {
+          d.fetchers.forEach(this::restartFetcher);
+        }
+      }
+    }
+  }
+
+  /** Makes sure a fetcher runs for {@code key}: now, or after the deferred write. */
+  private void restartFetcherAfterWrite(String key, Properties props) {
+    Deferred d = deferred.get();
+    if (d != null) {
+      d.fetchers.put(key, props);
+    } else {
+      restartFetcher(key, props);
     }
   }
 
@@ -231,16 +293,18 @@ public final class MirrorRegistry {
       existing.expectedSourceClusterId(expectedClusterId);
       existing.persistableClientProperties(persistable);
       existing.state(MirrorState.MIRRORING);
-      restartFetcher(mirrorName, sourceClientProperties);
+      restartFetcherAfterWrite(mirrorName, sourceClientProperties);
       persist();
       return existing;
     }
     MirrorEntry entry = new MirrorEntry(mirrorName, MirrorState.MIRRORING);
     entry.expectedSourceClusterId(expectedClusterId);
     entry.persistableClientProperties(MirrorRegistryFile.withoutSecrets(sourceClientProperties));
+    // Not fetched until the registry file holds it (at once, or at the end of a deferred write).
+    entry.durable(false);
     entries.put(tp, entry);
     persist();
-    restartFetcher(mirrorName, sourceClientProperties);
+    restartFetcherAfterWrite(mirrorName, sourceClientProperties);
     return entry;
   }
 
