@@ -417,8 +417,7 @@ final class MirrorFetcher extends Thread {
       if (write == null) {
         continue;
       }
-      write.ifPresent(
-          w -> epochWrites.put(tp, new SourceEpochs.Pending(known.store(), w, partition, entry)));
+      write.ifPresent(w -> epochWrites.put(tp, new SourceEpochs.Pending(w, partition, entry)));
       toAppend.put(tp, memory);
     }
     toAppend.keySet().removeAll(SourceEpochs.writeAll(epochWrites));

@@ -4,7 +4,6 @@ import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
 import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import kafka.cluster.Partition;
@@ -16,10 +15,9 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
  * The durable source epoch history of one partition this broker leads (see {@link
- * SourceEpochHistory}), as of this round, and where it is kept.
+ * SourceEpochHistory}), as of this round; it is kept in this broker's {@link StopStateStore}.
  */
-record SourceEpochs(
-    StopStateStore store, StopStateKey key, int leaderEpoch, SourceEpochHistory history) {
+record SourceEpochs(StopStateKey key, int leaderEpoch, SourceEpochHistory history) {
 
   /** How long a write of the history may wait for the state topic. */
   private static final long WRITE_TIMEOUT_MS = 5_000L;
@@ -35,10 +33,7 @@ record SourceEpochs(
         new StopStateKey(entry.mirrorName(), topicId.get().toString(), tp.partition());
     long logEnd = partition.localLogOrException().logEndOffset();
     return new SourceEpochs(
-        store.get(),
-        key,
-        partition.getLeaderEpoch(),
-        store.get().sourceEpochs(key).truncatedTo(logEnd));
+        key, partition.getLeaderEpoch(), store.get().sourceEpochs(key).truncatedTo(logEnd));
   }
 
   /**
@@ -79,19 +74,14 @@ record SourceEpochs(
    */
   static java.util.Set<TopicPartition> writeAll(Map<TopicPartition, Pending> writes) {
     java.util.Set<TopicPartition> notDurable = new java.util.HashSet<>();
-    // One store per broker; grouped all the same, by identity.
-    Map<StopStateStore, List<StopStateStore.SourceEpochWrite>> byStore =
-        new java.util.IdentityHashMap<>();
-    writes
-        .values()
-        .forEach(
-            p ->
-                byStore
-                    .computeIfAbsent(p.store(), s -> new java.util.ArrayList<>())
-                    .add(p.write()));
+    if (writes.isEmpty()) {
+      return notDurable;
+    }
+    // A pending write exists only once this broker's store has started (see of()).
+    StopStateStore store = StopStateStore.ifStarted().orElseThrow();
     Map<StopStateStore.SourceEpochWrite, StopStateUnavailableException> failed =
-        new java.util.HashMap<>();
-    byStore.forEach((store, all) -> failed.putAll(store.writeSourceEpochs(all, WRITE_TIMEOUT_MS)));
+        store.writeSourceEpochs(
+            writes.values().stream().map(Pending::write).toList(), WRITE_TIMEOUT_MS);
     for (Map.Entry<TopicPartition, Pending> e : writes.entrySet()) {
       StopStateUnavailableException why = failed.get(e.getValue().write());
       if (why != null) {
@@ -102,12 +92,8 @@ record SourceEpochs(
     return notDurable;
   }
 
-  /** A write of one partition's history, with the store, partition and entry it is for. */
-  record Pending(
-      StopStateStore store,
-      StopStateStore.SourceEpochWrite write,
-      Partition partition,
-      MirrorEntry entry) {}
+  /** A write of one partition's history, with the partition and entry it is for. */
+  record Pending(StopStateStore.SourceEpochWrite write, Partition partition, MirrorEntry entry) {}
 
   private static void notDurable(
       Partition partition, MirrorEntry entry, StopStateUnavailableException e) {

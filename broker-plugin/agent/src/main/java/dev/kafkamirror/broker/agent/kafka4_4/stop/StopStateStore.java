@@ -271,21 +271,10 @@ public final class StopStateStore implements AutoCloseable {
   }
 
   /**
-   * Writes the membership of a mirror partition with acks=all and waits for the acknowledgement;
-   * afterwards the membership is in this broker's table. Writing it again is harmless (the first
-   * membership of a partition wins).
-   *
-   * @throws StopStateUnavailableException when it is not acknowledged within {@code timeoutMs}
-   */
-  public void writeMembership(MirrorMembership m, long timeoutMs)
-      throws StopStateUnavailableException {
-    writer.writeMembership(m, timeoutMs);
-  }
-
-  /**
-   * Writes several memberships as {@link #writeMembership} does, all sent before the first
+   * Writes the memberships of mirror partitions with acks=all, all sent before the first
    * acknowledgement is awaited (one round trip for many partitions instead of one each); each
-   * succeeds or fails alone and an acknowledged one is in this broker's table.
+   * succeeds or fails alone, and an acknowledged one is in this broker's table. Writing one again
+   * is harmless (the first membership of a partition wins).
    *
    * @return the memberships that were not acknowledged within {@code timeoutMs}, each with why;
    *     empty when all were
@@ -314,27 +303,8 @@ public final class StopStateStore implements AutoCloseable {
   }
 
   /**
-   * Writes the source epoch history of a mirror partition with acks=all and waits for the
-   * acknowledgement; afterwards it is in this broker's table. The fetcher calls this before it
-   * appends the first batch of a source epoch the history does not hold yet, as the leader of the
-   * data partition in {@code leaderEpoch}.
-   *
-   * @throws StopStateUnavailableException when it is not acknowledged within {@code timeoutMs}: the
-   *     caller must not append
-   */
-  public void writeSourceEpochs(
-      StopStateKey key,
-      String dataTopic,
-      int leaderEpoch,
-      SourceEpochHistory history,
-      long timeoutMs)
-      throws StopStateUnavailableException {
-    writer.writeSourceEpochs(key, dataTopic, leaderEpoch, history, timeoutMs);
-  }
-
-  /**
-   * One partition's source epoch history to write: see {@link #writeSourceEpochs(StopStateKey,
-   * String, int, SourceEpochHistory, long)}.
+   * One partition's source epoch history to write, as the leader of the data partition in {@code
+   * leaderEpoch}: see {@link #writeSourceEpochs}.
    */
   public record SourceEpochWrite(
       StopStateKey key, String dataTopic, int leaderEpoch, SourceEpochHistory history) {
@@ -346,9 +316,10 @@ public final class StopStateStore implements AutoCloseable {
   }
 
   /**
-   * Writes several histories as {@link #writeSourceEpochs(StopStateKey, String, int,
-   * SourceEpochHistory, long)} does, all sent before the first acknowledgement is awaited; each
-   * succeeds or fails alone, an acknowledged one is in this broker's table.
+   * Writes source epoch histories of mirror partitions with acks=all, all sent before the first
+   * acknowledgement is awaited; each succeeds or fails alone, and an acknowledged one is in this
+   * broker's table. The fetcher writes a partition's history before it appends the first batch of a
+   * source epoch the history does not hold yet; a write not acknowledged means no append.
    *
    * @return the writes that were not acknowledged within {@code timeoutMs}, each with why; empty
    *     when all were

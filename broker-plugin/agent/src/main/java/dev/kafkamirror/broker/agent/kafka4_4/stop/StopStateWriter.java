@@ -3,11 +3,9 @@ package dev.kafkamirror.broker.agent.kafka4_4.stop;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.SourceEpochWrite;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore.WriteOutcome;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateTables.WrittenHistory;
-import dev.kafkamirror.broker.core.mirror.SourceEpochHistory;
 import dev.kafkamirror.broker.core.stop.FencedStopStateException;
 import dev.kafkamirror.broker.core.stop.MirrorMembership;
 import dev.kafkamirror.broker.core.stop.StopState;
-import dev.kafkamirror.broker.core.stop.StopStateKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -138,123 +136,93 @@ final class StopStateWriter {
             + how);
   }
 
-  /** See {@link StopStateStore#writeMembership}. */
-  void writeMembership(MirrorMembership m, long timeoutMs) throws StopStateUnavailableException {
-    StopStateUnavailableException failed = writeMemberships(List.of(m), timeoutMs).get(m);
-    if (failed != null) {
-      throw failed;
-    }
-  }
-
   /** See {@link StopStateStore#writeMemberships}. */
   Map<MirrorMembership, StopStateUnavailableException> writeMemberships(
       List<MirrorMembership> memberships, long timeoutMs) {
-    Map<MirrorMembership, StopStateUnavailableException> failed = new LinkedHashMap<>();
-    KafkaProducer<byte[], byte[]> p = clients.producer();
-    int partitions = clients.partitionCount();
-    if (p == null || partitions < 1) {
-      StopStateUnavailableException notOpen = notOpen();
-      memberships.forEach(m -> failed.put(m, notOpen));
-      return failed;
-    }
-    Map<MirrorMembership, Future<RecordMetadata>> sent = new LinkedHashMap<>();
-    for (MirrorMembership m : memberships) {
-      try {
-        sent.put(
-            m,
-            p.send(
-                clients.signed(
-                    StateTopicClients.partitionOf(m.stopStateKey(), partitions),
-                    MembershipCodec.memberKey(m),
-                    MembershipCodec.memberValue(m))));
-      } catch (IllegalStateException e) {
-        failed.put(
-            m,
-            new StopStateUnavailableException(
-                "cannot record the mirror membership of " + m + ": " + e.getMessage()));
-      } catch (RuntimeException e) {
-        failed.put(
-            m,
-            new StopStateUnavailableException(
-                "writing the mirror membership of " + m + " to " + topic + " failed: " + e));
-      }
-    }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    for (Map.Entry<MirrorMembership, Future<RecordMetadata>> e : sent.entrySet()) {
-      MirrorMembership m = e.getKey();
-      StopStateUnavailableException why =
-          await(e.getValue(), deadline, "the mirror membership of " + m);
-      if (why != null) {
-        failed.put(m, why);
-      } else {
-        tables.membership().apply(m).ifPresent(conflict -> LOG.error("{}", conflict));
-      }
-    }
-    return failed;
+    return sendAllThenAwait(
+        memberships,
+        timeoutMs,
+        (m, partitions) ->
+            clients.signed(
+                StateTopicClients.partitionOf(m.stopStateKey(), partitions),
+                MembershipCodec.memberKey(m),
+                MembershipCodec.memberValue(m)),
+        m -> "the mirror membership of " + m,
+        m -> tables.membership().apply(m).ifPresent(conflict -> LOG.error("{}", conflict)));
   }
 
   /** See {@link StopStateStore#writeSourceEpochs}. */
-  void writeSourceEpochs(
-      StopStateKey key,
-      String dataTopic,
-      int leaderEpoch,
-      SourceEpochHistory history,
-      long timeoutMs)
-      throws StopStateUnavailableException {
-    SourceEpochWrite w = new SourceEpochWrite(key, dataTopic, leaderEpoch, history);
-    StopStateUnavailableException failed = writeSourceEpochs(List.of(w), timeoutMs).get(w);
-    if (failed != null) {
-      throw failed;
-    }
-  }
-
-  /** See {@link StopStateStore#writeSourceEpochs(List, long)}. */
   Map<SourceEpochWrite, StopStateUnavailableException> writeSourceEpochs(
       List<SourceEpochWrite> writes, long timeoutMs) {
-    Map<SourceEpochWrite, StopStateUnavailableException> failed = new LinkedHashMap<>();
+    Map<SourceEpochWrite, Long> recordedAt = new HashMap<>();
+    return sendAllThenAwait(
+        writes,
+        timeoutMs,
+        (w, partitions) -> {
+          WrittenHistory held = tables.heldSourceEpochs(w.key());
+          // Strictly later than what this broker holds, so that the reader never prefers an older
+          // record.
+          long recordedAtMs =
+              Math.max(System.currentTimeMillis(), held == null ? 0L : held.recordedAtMs() + 1);
+          recordedAt.put(w, recordedAtMs);
+          return clients.signed(
+              StateTopicClients.partitionOf(w.key(), partitions),
+              SourceEpochCodec.key(w.key()),
+              SourceEpochCodec.value(
+                  w.dataTopic(), w.leaderEpoch(), brokerId, w.history(), recordedAtMs));
+        },
+        SourceEpochWrite::toString,
+        w ->
+            tables.putSourceEpochs(
+                w.key(), new WrittenHistory(w.leaderEpoch(), recordedAt.get(w), w.history())));
+  }
+
+  /**
+   * Sends the record of every item (acks=all), then awaits each acknowledgement within one
+   * deadline: one round trip for many partitions instead of one each. Each item succeeds or fails
+   * alone; {@code acknowledged} runs for each acknowledged one, in order.
+   *
+   * @param record the item's record, given the state topic's partition count
+   * @param what the item as error messages name it
+   * @return the items not acknowledged within {@code timeoutMs}, each with why; empty when all were
+   */
+  private <T> Map<T, StopStateUnavailableException> sendAllThenAwait(
+      List<T> items,
+      long timeoutMs,
+      java.util.function.BiFunction<T, Integer, ProducerRecord<byte[], byte[]>> record,
+      java.util.function.Function<T, String> what,
+      java.util.function.Consumer<T> acknowledged) {
+    Map<T, StopStateUnavailableException> failed = new LinkedHashMap<>();
     KafkaProducer<byte[], byte[]> p = clients.producer();
     int partitions = clients.partitionCount();
     if (p == null || partitions < 1) {
       StopStateUnavailableException notOpen = notOpen();
-      writes.forEach(w -> failed.put(w, notOpen));
+      items.forEach(item -> failed.put(item, notOpen));
       return failed;
     }
-    Map<SourceEpochWrite, Future<RecordMetadata>> sent = new LinkedHashMap<>();
-    Map<SourceEpochWrite, Long> recordedAt = new HashMap<>();
-    for (SourceEpochWrite w : writes) {
-      WrittenHistory held = tables.heldSourceEpochs(w.key());
-      // Strictly later than what this broker holds, so that the reader never prefers an older
-      // record.
-      long recordedAtMs =
-          Math.max(System.currentTimeMillis(), held == null ? 0L : held.recordedAtMs() + 1);
+    Map<T, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+    for (T item : items) {
       try {
-        sent.put(
-            w,
-            p.send(
-                clients.signed(
-                    StateTopicClients.partitionOf(w.key(), partitions),
-                    SourceEpochCodec.key(w.key()),
-                    SourceEpochCodec.value(
-                        w.dataTopic(), w.leaderEpoch(), brokerId, w.history(), recordedAtMs))));
-        recordedAt.put(w, recordedAtMs);
+        sent.put(item, p.send(record.apply(item, partitions)));
       } catch (IllegalStateException e) {
         failed.put(
-            w, new StopStateUnavailableException("cannot record " + w + ": " + e.getMessage()));
+            item,
+            new StopStateUnavailableException(
+                "cannot record " + what.apply(item) + ": " + e.getMessage()));
       } catch (RuntimeException e) {
         failed.put(
-            w,
-            new StopStateUnavailableException("writing " + w + " to " + topic + " failed: " + e));
+            item,
+            new StopStateUnavailableException(
+                "writing " + what.apply(item) + " to " + topic + " failed: " + e));
       }
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    for (Map.Entry<SourceEpochWrite, Future<RecordMetadata>> e : sent.entrySet()) {
-      SourceEpochWrite w = e.getKey();
-      StopStateUnavailableException why = await(e.getValue(), deadline, w.toString());
+    for (Map.Entry<T, Future<RecordMetadata>> e : sent.entrySet()) {
+      StopStateUnavailableException why = await(e.getValue(), deadline, what.apply(e.getKey()));
       if (why != null) {
-        failed.put(w, why);
+        failed.put(e.getKey(), why);
       } else {
-        tables.putSourceEpochs(
-            w.key(), new WrittenHistory(w.leaderEpoch(), recordedAt.get(w), w.history()));
+        acknowledged.accept(e.getKey());
       }
     }
     return failed;
