@@ -616,28 +616,17 @@ public final class ControlClient implements BrokerControl {
       Thread.currentThread().interrupt();
       return allFailed(batch, brokerId, ControlResult.UNREACHABLE, "interrupted");
     }
-    if (isOverloaded(response)) {
-      return allFailed(
-          batch,
-          brokerId,
-          ControlResult.HTTP_ERROR,
-          "broker "
-              + brokerId
-              + " at "
-              + address
-              + " answered "
-              + path
-              + " with HTTP "
-              + response.statusCode()
-              + " "
-              + RequestError.Code.OVERLOADED
-              + " "
-              + attempts
-              + " times (nothing was done): another client keeps its control endpoint busy;"
-              + " a later reconcile repeats the call. Last answer: "
-              + abbreviate(response.body()));
-    }
     if (response.statusCode() != 200) {
+      // OVERLOADED is the one refusal that promises nothing was done; it was repeated.
+      String what =
+          isOverloaded(response)
+              ? " "
+                  + RequestError.Code.OVERLOADED
+                  + " "
+                  + attempts
+                  + " times (nothing was done): another client keeps its control endpoint busy;"
+                  + " a later reconcile repeats the call. Last answer: "
+              : ": ";
       return allFailed(
           batch,
           brokerId,
@@ -650,7 +639,7 @@ public final class ControlClient implements BrokerControl {
               + path
               + " with HTTP "
               + response.statusCode()
-              + ": "
+              + what
               + abbreviate(response.body()));
     }
     JsonNode root;
