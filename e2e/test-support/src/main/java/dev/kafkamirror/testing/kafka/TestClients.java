@@ -42,10 +42,15 @@ public final class TestClients {
   /** A transactional producer; the caller calls {@code initTransactions()}. */
   public static KafkaProducer<String, String> transactionalProducer(
       String bootstrapServers, String transactionalId) {
+    return transactional(bootstrapServers, transactionalId, 60_000);
+  }
+
+  private static KafkaProducer<String, String> transactional(
+      String bootstrapServers, String transactionalId, int transactionTimeoutMs) {
     Properties props = producerBase(bootstrapServers);
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-    props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "60000");
+    props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Integer.toString(transactionTimeoutMs));
     return new KafkaProducer<>(props);
   }
 
@@ -58,11 +63,7 @@ public final class TestClients {
    */
   public static KafkaProducer<String, String> openTransactionProducer(
       String bootstrapServers, String transactionalId) {
-    Properties props = producerBase(bootstrapServers);
-    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
-    props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "900000");
-    return new KafkaProducer<>(props);
+    return transactional(bootstrapServers, transactionalId, 900_000);
   }
 
   /**
