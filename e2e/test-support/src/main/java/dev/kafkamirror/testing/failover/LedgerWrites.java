@@ -98,7 +98,7 @@ public final class LedgerWrites {
       WriteLedger ledger, String bootstrapServers, String topic, int partitions, String tag)
       throws Exception {
     KafkaProducer<String, String> tx =
-        TestClients.transactionalProducer(bootstrapServers, tag + "-open");
+        TestClients.openTransactionProducer(bootstrapServers, tag + "-open");
     try {
       tx.initTransactions();
       tx.beginTransaction();
