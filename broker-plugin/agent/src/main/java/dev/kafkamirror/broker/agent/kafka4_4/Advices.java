@@ -35,6 +35,22 @@ final class Advices {
     }
   }
 
+  /**
+   * Public {@code UnifiedLog.read(long, int, FetchIsolation, boolean)}: a mirror partition's
+   * readers end at its last stable offset ({@link MirrorReadCap}).
+   */
+  static final class ReadCap {
+    private ReadCap() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static void enter(
+        @Advice.This UnifiedLog log,
+        @Advice.Argument(value = 2, readOnly = false)
+            org.apache.kafka.server.storage.log.FetchIsolation isolation) {
+      isolation = MirrorReadCap.isolationFor(log, isolation);
+    }
+  }
+
   /** {@code ProducerStateManager.updateMapEndOffset(long)}. */
   static final class UpdateMapEndOffset {
     private UpdateMapEndOffset() {}

@@ -32,6 +32,7 @@ public final class Kafka44Instrumentation {
   static final String RECORDS = "org.apache.kafka.common.record.internal.Records";
   static final String RECORD_BATCH = "org.apache.kafka.common.record.internal.RecordBatch";
   static final String APPEND_ORIGIN = "org.apache.kafka.storage.internals.log.AppendOrigin";
+  static final String FETCH_ISOLATION = "org.apache.kafka.server.storage.log.FetchIsolation";
   static final String TRANSACTION_COORDINATOR =
       "kafka.coordinator.transaction.TransactionCoordinator";
 
@@ -108,6 +109,17 @@ public final class Kafka44Instrumentation {
                 .and(takesArgument(0, named(MEMORY_RECORDS)))
                 .and(takesArgument(2, named(APPEND_ORIGIN))),
             Advices.AppendAsLeaderRecordsGuard.class,
+            true));
+    targets.add(
+        new Target(
+            UNIFIED_LOG,
+            "public FetchDataInfo read(long, int, FetchIsolation, boolean)",
+            named("read")
+                .and(not(isStatic()))
+                .and(takesArguments(4))
+                .and(takesArgument(0, long.class))
+                .and(takesArgument(2, named(FETCH_ISOLATION))),
+            Advices.ReadCap.class,
             true));
     targets.add(
         new Target(

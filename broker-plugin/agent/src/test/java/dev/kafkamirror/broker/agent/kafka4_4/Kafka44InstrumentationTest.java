@@ -17,4 +17,15 @@ class Kafka44InstrumentationTest {
     assertThat(new Kafka44Binding().hookedTypes())
         .containsExactlyInAnyOrderElementsOf(Kafka44Instrumentation.hookedTypes());
   }
+
+  @Test
+  void everyTargetMatchesItsMethodInTheKafka44ClassesOnTheClasspath() {
+    // Given the Kafka 4.4 classes this module compiles against
+    // When every target is checked the way the agent checks the broker's classes at start
+    // Then none is missing: a missing one would leave the whole plugin untransformed
+    assertThat(
+            Kafka44Instrumentation.missingTargets(
+                net.bytebuddy.pool.TypePool.Default.of(getClass().getClassLoader())))
+        .isEmpty();
+  }
 }
