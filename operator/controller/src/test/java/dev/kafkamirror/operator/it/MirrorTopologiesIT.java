@@ -22,8 +22,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -412,24 +414,19 @@ class MirrorTopologiesIT {
 
   private static Map<Integer, Long> logEnds(KafkaCluster cluster, String topic, int partitions)
       throws Exception {
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    for (int p = 0; p < partitions; p++) {
-      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-    }
-    Map<Integer, Long> out = new java.util.TreeMap<>();
-    try (Admin admin = cluster.admin()) {
-      admin
-          .listOffsets(latest)
-          .all()
-          .get(30, TimeUnit.SECONDS)
-          .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
-    }
-    return out;
+    return latestOffsets(cluster, topic, partitions, IsolationLevel.READ_UNCOMMITTED);
   }
 
-  /** The last stable offsets (ListOffsets latest, read_committed) of {@code topic}. */
+  /** The last stable offsets of {@code topic}. */
   private static Map<Integer, Long> lastStableOffsets(
       KafkaCluster cluster, String topic, int partitions) throws Exception {
+    return latestOffsets(cluster, topic, partitions, IsolationLevel.READ_COMMITTED);
+  }
+
+  /** ListOffsets latest: the high watermarks, or the last stable offsets at read_committed. */
+  private static Map<Integer, Long> latestOffsets(
+      KafkaCluster cluster, String topic, int partitions, IsolationLevel isolation)
+      throws Exception {
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
       latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
@@ -437,10 +434,7 @@ class MirrorTopologiesIT {
     Map<Integer, Long> out = new java.util.TreeMap<>();
     try (Admin admin = cluster.admin()) {
       admin
-          .listOffsets(
-              latest,
-              new org.apache.kafka.clients.admin.ListOffsetsOptions(
-                  org.apache.kafka.common.IsolationLevel.READ_COMMITTED))
+          .listOffsets(latest, new ListOffsetsOptions(isolation))
           .all()
           .get(30, TimeUnit.SECONDS)
           .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
