@@ -30,10 +30,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Dynamic broker configs ({@code kafka-configs --alter --entity-type brokers}, that is {@link
  * Admin#incrementalAlterConfigs} on a BROKER resource) of {@code cluster.mirror.*} keys on a real
- * Kafka 4.4 broker with the agent: a live setting takes effect at once and again after a restart; a
- * setting read only at start and a secret are refused with an error naming the key, and nothing of
- * the refused alter is stored; a refused setting sent straight to the controller, which does not
- * ask the broker, is never used by the plugin.
+ * Kafka 4.4 cluster (a controller and two brokers) with the agent: a live setting takes effect at
+ * once and again after a restart, set per broker or for all brokers, a per-broker value winning
+ * over the cluster default; a setting read only at start and a secret are refused with an error
+ * naming the key, and nothing of the refused alter is stored; a refused setting sent straight to
+ * the controller, which does not ask the broker, is never used by the plugin, neither live nor when
+ * the broker starts with it stored.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DynamicPluginConfigIT {
@@ -42,9 +44,12 @@ class DynamicPluginConfigIT {
   private static final String CLASS_SETTING = "sasl.login.callback.handler.class";
   private static final String A_CLASS =
       "org.apache.kafka.common.security.authenticator.SaslClientCallbackHandler";
+  private static final String OTHER_SETTING = "ssl.engine.factory.class";
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final ConfigResource BROKER_1 =
       new ConfigResource(ConfigResource.Type.BROKER, "1");
+  private static final ConfigResource BROKER_2 =
+      new ConfigResource(ConfigResource.Type.BROKER, "2");
   private static final ConfigResource ALL_BROKERS =
       new ConfigResource(ConfigResource.Type.BROKER, "");
 
@@ -52,7 +57,9 @@ class DynamicPluginConfigIT {
 
   @BeforeAll
   static void start() {
-    cluster = AgentClusters.withAgent("dyn-config").singleNode().start();
+    // Two brokers, so that a setting for all brokers is seen on each, and a per-broker value on one
+    // only
+    cluster = AgentClusters.withAgent("dyn-config").controllerPlusBrokers(2).start();
   }
 
   @AfterAll
@@ -212,14 +219,126 @@ class DynamicPluginConfigIT {
     }
   }
 
+  @Test
+  @Order(5)
+  void aLiveSettingSetForAllBrokersTakesEffectAtOnceOnEachAndAPerBrokerValueOverridesIt()
+      throws Exception {
+    // Given brokers that refuse a mirror start passing a source setting that names a class
+    for (int broker : cluster.brokerIds()) {
+      awaitStart(broker, r -> r.status() == 403);
+    }
+    try (Admin admin = cluster.admin()) {
+      // When the setting that allows it is set as the cluster-wide default of every broker
+      // (kafka-configs --alter --entity-type brokers --entity-default)
+      alter(admin, ALL_BROKERS, AlterConfigOp.OpType.SET, Map.of(allowedClasses(), CLASS_SETTING));
+      // Then no broker refuses the setting any more, without a restart
+      for (int broker : cluster.brokerIds()) {
+        assertThat(awaitStart(broker, r -> r.status() != 403).status()).isEqualTo(200);
+      }
+      // And each broker shows it as the cluster default
+      for (ConfigResource broker : List.of(BROKER_1, BROKER_2)) {
+        assertThat(describe(admin, broker).get(allowedClasses()).source())
+            .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+      }
+      // When broker 1 gets a value of its own that does not allow the class setting
+      alter(admin, BROKER_1, AlterConfigOp.OpType.SET, Map.of(allowedClasses(), OTHER_SETTING));
+      // Then on broker 1 it wins over the cluster default (Kafka's precedence): refused again
+      assertThat(awaitStart(1, r -> r.status() == 403).body().toString())
+          .contains(SourceSettingsPolicy.ALLOWED_CLASS_SETTINGS);
+      assertThat(describe(admin, BROKER_1).get(allowedClasses()).source())
+          .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_BROKER_CONFIG);
+      // And broker 2 keeps the cluster default
+      assertThat(startNamingAClass(2).status()).isEqualTo(200);
+      // When broker 1's own value is deleted, the cluster default is in force there again
+      alter(admin, BROKER_1, AlterConfigOp.OpType.DELETE, Map.of(allowedClasses(), ""));
+      assertThat(awaitStart(1, r -> r.status() != 403).status()).isEqualTo(200);
+      // And when the cluster default is deleted too, server.properties is in force: refused
+      alter(admin, ALL_BROKERS, AlterConfigOp.OpType.DELETE, Map.of(allowedClasses(), ""));
+      for (int broker : cluster.brokerIds()) {
+        assertThat(awaitStart(broker, r -> r.status() == 403).body().toString())
+            .contains(SourceSettingsPolicy.ALLOWED_CLASS_SETTINGS);
+      }
+    }
+  }
+
+  @Test
+  @Order(6)
+  void aRefusedSettingStoredBeforeTheBrokerStartsIsNotUsedAtStartUpAndTheLogSaysWhatToDo()
+      throws Exception {
+    String storedSecret = "stored-secret-0123456789";
+    try (Admin controller = controllerAdmin()) {
+      // Given a control secret and a live setting stored as dynamic configs of the broker through
+      // the controller, which does not ask the broker (the plugin refuses the update live)
+      alter(
+          controller,
+          BROKER_1,
+          AlterConfigOp.OpType.SET,
+          Map.of(PluginConfig.CONTROL_SECRET, storedSecret, allowedClasses(), CLASS_SETTING));
+      try (Admin admin = cluster.admin()) {
+        awaitStored(admin, PluginConfig.CONTROL_SECRET);
+      }
+      // When the broker restarts with them in the cluster metadata
+      cluster.stopBroker(1);
+      cluster.restartBroker(1);
+      String hostPort = cluster.listenerOf(1, PluginControlClient.LISTENER_PROPERTY);
+      // Then the plugin refuses them at start-up too, in the broker log naming the key and how to
+      // remove it, never the value
+      awaitOutput(out -> refusalsLogged() > 0);
+      String refusal =
+          cluster
+              .node(1)
+              .outputSinceStart()
+              .lines()
+              .filter(l -> l.contains("refuses the dynamic broker config"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(refusal)
+          .contains(PluginConfig.CONTROL_SECRET)
+          .contains("--delete-config")
+          .contains("rotate that secret");
+      assertThat(cluster.node(1).outputSinceStart()).doesNotContain(storedSecret);
+      // And the control endpoint takes only the secret of server.properties
+      assertThat(new PluginControlClient(hostPort, storedSecret).describe(ABSENT_TOPIC).status())
+          .isEqualTo(401);
+      assertThat(
+              new PluginControlClient(hostPort, PluginControlClient.TEST_SECRET)
+                  .describe(ABSENT_TOPIC)
+                  .status())
+          .isNotEqualTo(401);
+      // And the live setting stored in the same refused update is not in force either: the
+      // static value of server.properties is (fail closed)
+      assertThat(startNamingAClass().status()).isEqualTo(403);
+      // And once the stored keys are deleted, the refusal is gone without a restart
+      alter(
+          controller,
+          BROKER_1,
+          AlterConfigOp.OpType.DELETE,
+          Map.of(PluginConfig.CONTROL_SECRET, "", allowedClasses(), ""));
+      try (Admin admin = cluster.admin()) {
+        awaitNotStored(admin, PluginConfig.CONTROL_SECRET);
+        alter(admin, BROKER_1, AlterConfigOp.OpType.SET, Map.of(allowedClasses(), CLASS_SETTING));
+        assertThat(awaitStart(r -> r.status() != 403).status()).isEqualTo(200);
+        alter(admin, BROKER_1, AlterConfigOp.OpType.DELETE, Map.of(allowedClasses(), ""));
+      }
+    }
+  }
+
   private static String allowedClasses() {
     return SourceSettingsPolicy.ALLOWED_CLASS_SETTINGS;
   }
 
-  /** A mirror start whose source settings name a class; refused unless the broker allows it. */
+  /**
+   * A mirror start on broker 1 whose source settings name a class; see {@link
+   * #startNamingAClass(int)}.
+   */
   private static PluginControlClient.Response startNamingAClass() {
+    return startNamingAClass(1);
+  }
+
+  /** A mirror start whose source settings name a class; refused unless {@code broker} allows it. */
+  private static PluginControlClient.Response startNamingAClass(int broker) {
     return new PluginControlClient(
-            cluster.listenerOf(1, PluginControlClient.LISTENER_PROPERTY),
+            cluster.listenerOf(broker, PluginControlClient.LISTENER_PROPERTY),
             PluginControlClient.TEST_SECRET)
         .startMirroring(
             "dyn-mirror",
@@ -230,17 +349,24 @@ class DynamicPluginConfigIT {
             0);
   }
 
-  /** Repeats {@link #startNamingAClass} until {@code done}, for at most {@link #WAIT}. */
+  /** {@link #awaitStart(int, Predicate)} on broker 1. */
   private static PluginControlClient.Response awaitStart(
       Predicate<PluginControlClient.Response> done) throws InterruptedException {
+    return awaitStart(1, done);
+  }
+
+  /** Repeats {@link #startNamingAClass(int)} until {@code done}, for at most {@link #WAIT}. */
+  private static PluginControlClient.Response awaitStart(
+      int broker, Predicate<PluginControlClient.Response> done) throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    PluginControlClient.Response last = startNamingAClass();
+    PluginControlClient.Response last = startNamingAClass(broker);
     while (!done.test(last)) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("no expected answer within " + WAIT + "; last: " + last);
+        throw new AssertionError(
+            "no expected answer from broker " + broker + " within " + WAIT + "; last: " + last);
       }
       Thread.sleep(200);
-      last = startNamingAClass();
+      last = startNamingAClass(broker);
     }
     return last;
   }
