@@ -5,6 +5,7 @@ import dev.kafkamirror.operator.control.ControlClient;
 import dev.kafkamirror.operator.reconciler.ClusterMirrorReconciler;
 import dev.kafkamirror.operator.reconciler.KubernetesEventRecorder;
 import dev.kafkamirror.operator.reconciler.MirrorDriver;
+import dev.kafkamirror.operator.reconciler.ReconcilerCollaborators;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
@@ -95,17 +96,18 @@ public final class OperatorMain implements AutoCloseable {
     ExecutorService executor = Executors.newFixedThreadPool(16, daemonThreads());
     ClusterMirrorReconciler reconciler =
         new ClusterMirrorReconciler(
-            client,
-            new MirrorDriver(
-                new MeteredBrokerControl(
-                    new ControlClient(
-                        config.controlConnectTimeoutMs(), config.controlStepTimeoutMs()),
-                    metrics),
-                executor),
-            new KubernetesEventRecorder(client, clock, config.identity()),
-            metrics,
-            clock,
-            config.reconciler());
+            ReconcilerCollaborators.production(
+                client,
+                new MirrorDriver(
+                    new MeteredBrokerControl(
+                        new ControlClient(
+                            config.controlConnectTimeoutMs(), config.controlStepTimeoutMs()),
+                        metrics),
+                    executor),
+                new KubernetesEventRecorder(client, clock, config.identity()),
+                metrics,
+                clock,
+                config.reconciler()));
     Operator operator =
         new Operator(
             o -> {

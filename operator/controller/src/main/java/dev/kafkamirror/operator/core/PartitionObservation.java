@@ -85,50 +85,7 @@ public record PartitionObservation(
       Long lagRecords,
       String lastError,
       String failedReason,
-      String sourceTopicId) {
-
-    /** Without a source topic id. */
-    public Mirror(
-        String mirrorName,
-        String state,
-        String sourceClusterId,
-        String expectedSourceClusterId,
-        Long lastMirroredOffset,
-        Long lagRecords,
-        String lastError,
-        String failedReason) {
-      this(
-          mirrorName,
-          state,
-          sourceClusterId,
-          expectedSourceClusterId,
-          lastMirroredOffset,
-          lagRecords,
-          lastError,
-          failedReason,
-          null);
-    }
-
-    /** Without a failed reason (describe state other than FAILED). */
-    public Mirror(
-        String mirrorName,
-        String state,
-        String sourceClusterId,
-        String expectedSourceClusterId,
-        Long lastMirroredOffset,
-        Long lagRecords,
-        String lastError) {
-      this(
-          mirrorName,
-          state,
-          sourceClusterId,
-          expectedSourceClusterId,
-          lastMirroredOffset,
-          lagRecords,
-          lastError,
-          null);
-    }
-  }
+      String sourceTopicId) {}
 
   /**
    * {@code describe.stop}: the durable stop state, absent before a stop starts.

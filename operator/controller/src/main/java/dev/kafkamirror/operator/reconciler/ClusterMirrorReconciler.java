@@ -16,10 +16,6 @@ import dev.kafkamirror.operator.core.PartitionPhase;
 import dev.kafkamirror.operator.core.StatusInputs;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.DiscardKeeper;
-import dev.kafkamirror.operator.kafka.KafkaDiscardKeeper;
-import dev.kafkamirror.operator.kafka.KafkaGroupOffsetsAdmin;
-import dev.kafkamirror.operator.kafka.SharedKafkaAdmins;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -93,112 +89,26 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   private final TopicConfigSync topicConfigs;
   private final DiscardKeeper.Factory keepers;
 
-  /** The production wiring: the API server, Kafka's Admin client, JOSDK's finalizer updates. */
-  public ClusterMirrorReconciler(
-      KubernetesClient client,
-      MirrorDriver driver,
-      EventRecorder events,
-      ClusterMirrorMetrics metrics,
-      Clock clock,
-      ReconcilerSettings settings) {
-    this(
-        new SpecResolver(client),
-        new AdminClients(new SharedKafkaAdmins()::open),
-        driver,
-        StatusWriter.kubernetes(client),
-        FinalizerWriter.JOSDK,
-        events,
-        metrics,
-        clock,
-        System::nanoTime,
-        settings);
-  }
-
-  /** Every collaborator named; unit tests pass fakes. */
-  public ClusterMirrorReconciler(
-      SpecResolver resolver,
-      AdminClients admins,
-      MirrorDriver driver,
-      StatusWriter statusWriter,
-      FinalizerWriter finalizers,
-      EventRecorder events,
-      ClusterMirrorMetrics metrics,
-      Clock clock,
-      java.util.function.LongSupplier nanoTime,
-      ReconcilerSettings settings) {
-    this(
-        resolver,
-        admins,
-        driver,
-        statusWriter,
-        finalizers,
-        events,
-        metrics,
-        clock,
-        nanoTime,
-        settings,
-        new GroupOffsetSync(
-            KafkaGroupOffsetsAdmin::new, clock, nanoTime, settings.adminTimeoutMs()));
-  }
-
-  /** Every collaborator named, the consumer group offset sync too; unit tests pass fakes. */
-  public ClusterMirrorReconciler(
-      SpecResolver resolver,
-      AdminClients admins,
-      MirrorDriver driver,
-      StatusWriter statusWriter,
-      FinalizerWriter finalizers,
-      EventRecorder events,
-      ClusterMirrorMetrics metrics,
-      Clock clock,
-      java.util.function.LongSupplier nanoTime,
-      ReconcilerSettings settings,
-      GroupOffsetSync groupSync) {
-    this(
-        resolver,
-        admins,
-        driver,
-        statusWriter,
-        finalizers,
-        events,
-        metrics,
-        clock,
-        nanoTime,
-        settings,
-        groupSync,
-        KafkaDiscardKeeper::new);
-  }
-
-  /** Every collaborator named, the keeper of a failback's discarded records too. */
-  public ClusterMirrorReconciler(
-      SpecResolver resolver,
-      AdminClients admins,
-      MirrorDriver driver,
-      StatusWriter statusWriter,
-      FinalizerWriter finalizers,
-      EventRecorder events,
-      ClusterMirrorMetrics metrics,
-      Clock clock,
-      java.util.function.LongSupplier nanoTime,
-      ReconcilerSettings settings,
-      GroupOffsetSync groupSync,
-      DiscardKeeper.Factory keepers) {
-    this.keepers = keepers;
-    this.groupSync = groupSync;
-    this.events = events;
-    this.resolver = resolver;
-    this.admins = admins;
+  /** Built from {@code c}: {@link ReconcilerCollaborators#production} or fakes in unit tests. */
+  public ClusterMirrorReconciler(ReconcilerCollaborators c) {
+    this.keepers = c.keepers();
+    this.groupSync = c.groupSync();
+    this.events = c.events();
+    this.resolver = c.resolver();
+    this.admins = c.admins();
     this.topicConfigs =
-        new TopicConfigSync(admins, events, clock, nanoTime, settings.adminTimeoutMs());
-    this.topics = new MissingTopics(admins, topicConfigs);
-    this.topicSync = new TopicSync(admins, clock, nanoTime);
-    this.rounds = new FailoverRounds(driver);
-    this.ownWrites = new OwnWriteFilter(nanoTime);
-    this.status = new StatusRecorder(statusWriter, events, metrics, ownWrites, clock);
-    this.finalizers = finalizers;
-    this.metrics = metrics;
-    this.clock = clock;
-    this.settings = settings;
+        new TopicConfigSync(
+            c.admins(), c.events(), c.clock(), c.nanoTime(), c.settings().adminTimeoutMs());
+    this.topics = new MissingTopics(c.admins(), topicConfigs);
+    this.topicSync = new TopicSync(c.admins(), c.clock(), c.nanoTime());
+    this.rounds = new FailoverRounds(c.driver());
+    this.ownWrites = new OwnWriteFilter(c.nanoTime());
+    this.status =
+        new StatusRecorder(c.statusWriter(), c.events(), c.metrics(), ownWrites, c.clock());
+    this.finalizers = c.finalizers();
+    this.metrics = c.metrics();
+    this.clock = c.clock();
+    this.settings = c.settings();
   }
 
   @Override

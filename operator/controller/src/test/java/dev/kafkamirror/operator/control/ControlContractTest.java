@@ -164,7 +164,9 @@ class ControlContractTest {
                     SOURCE_ID,
                     109L,
                     0L,
-                    "fetch failed: boom"),
+                    "fetch failed: boom",
+                    null,
+                    null),
                 new PartitionObservation.Stop(
                     StopStep.BARRIER_WRITTEN.name(), 6, 110L, 109L, 111L, SOURCE_ID),
                 List.of(new PartitionObservation.BarrierReset("LEADER_APPEND", 111L, SOURCE_ID))));

@@ -52,7 +52,7 @@ class FailbackPlannerTest {
     // Given B's partitions STOPPED, mirrored from A, described by leaders that do not report the
     // id of A's topic they copied: partition 0 with 99 records mirrored, partition 1 with none
     PartitionObservation.Mirror noTopicId =
-        new PartitionObservation.Mirror("b-mirror", "STOPPED", A, A, 99L, 0L, null);
+        new PartitionObservation.Mirror("b-mirror", "STOPPED", A, A, 99L, 0L, null, null, null);
     PartitionObservation.Stop nothingMirrored =
         new PartitionObservation.Stop("STOPPED", 5, 0L, 0L, 0L, A, 4);
     Map<PartitionKey, PartitionObservation> onB =
@@ -84,7 +84,7 @@ class FailbackPlannerTest {
   void aPartitionRefusedForAMissingTopicIdIsNeverStartedButFailsWithTheReason() {
     // Given a failback plan that starts partition 0, whose leader on B does not name A's topic
     PartitionObservation.Mirror noTopicId =
-        new PartitionObservation.Mirror("b-mirror", "STOPPED", A, A, 99L, 0L, null);
+        new PartitionObservation.Mirror("b-mirror", "STOPPED", A, A, 99L, 0L, null, null, null);
     FailbackPlanner.Alignments a =
         FailbackPlanner.alignments(
             CLUSTER_MIRROR,
@@ -210,9 +210,11 @@ class FailbackPlannerTest {
     // Given the destination's partition 0 STOPPED behind its barrier under the earlier mirror
     // "earlier", and partition 1 still MIRRORING under it
     PartitionObservation.Mirror stopped =
-        new PartitionObservation.Mirror("earlier", "STOPPED", SOURCE, SOURCE, 99L, 0L, null);
+        new PartitionObservation.Mirror(
+            "earlier", "STOPPED", SOURCE, SOURCE, 99L, 0L, null, null, null);
     PartitionObservation.Mirror mirroring =
-        new PartitionObservation.Mirror("earlier", "MIRRORING", SOURCE, SOURCE, 99L, 0L, null);
+        new PartitionObservation.Mirror(
+            "earlier", "MIRRORING", SOURCE, SOURCE, 99L, 0L, null, null, null);
     PartitionObservation done = described(0, stopped, stop("STOPPED", 120L));
     PartitionObservation running = described(1, mirroring, null);
     MirrorIntent failback =

@@ -119,7 +119,7 @@ class FailoverPlannerTest {
         described(
             1,
             new PartitionObservation.Mirror(
-                "orders", "MIRRORING", OTHER_SOURCE, SOURCE, 5L, 0L, null),
+                "orders", "MIRRORING", OTHER_SOURCE, SOURCE, 5L, 0L, null, null, null),
             null);
 
     // When a stop is planned
@@ -139,7 +139,8 @@ class FailoverPlannerTest {
     PartitionObservation o =
         described(
             0,
-            new PartitionObservation.Mirror("payments", "MIRRORING", SOURCE, SOURCE, 5L, 0L, null),
+            new PartitionObservation.Mirror(
+                "payments", "MIRRORING", SOURCE, SOURCE, 5L, 0L, null, null, null),
             null);
 
     // When planned
@@ -323,7 +324,9 @@ class FailoverPlannerTest {
                 "source broker 1 reports cluster id "
                     + OTHER_SOURCE
                     + " but orders-0 mirrors "
-                    + SOURCE),
+                    + SOURCE,
+                null,
+                null),
             null);
 
     // When Mirroring is planned

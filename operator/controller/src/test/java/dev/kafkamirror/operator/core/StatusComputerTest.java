@@ -120,13 +120,7 @@ class StatusComputerTest {
   @Test
   void aRefusalIsDegradedAndNotReady() {
     // Given mirrored data from another source cluster
-    List<PartitionObservation> os =
-        List.of(
-            described(
-                0,
-                new PartitionObservation.Mirror(
-                    "orders", "MIRRORING", Observations.OTHER_SOURCE, null, 1L, 0L, null),
-                null));
+    List<PartitionObservation> os = List.of(described(0, mirroringFromOtherSource(), null));
 
     // When the status is computed
     ClusterMirrorStatus s = compute(MirrorIntent.Target.STOPPED, os, null, T0, 2);
@@ -221,7 +215,9 @@ class StatusComputerTest {
                     Observations.SOURCE,
                     -1L,
                     -1L,
-                    "source reports cluster id " + Observations.OTHER_SOURCE),
+                    "source reports cluster id " + Observations.OTHER_SOURCE,
+                    null,
+                    null),
                 null));
 
     // When the status is computed for Mirroring
@@ -242,16 +238,10 @@ class StatusComputerTest {
   void aPartitionThePluginHaltedIsDegradedWithThePluginsReasonAndCanStillBeStopped() {
     // Given one partition mirroring and one the plugin halted: its source topic was created again
     PartitionObservation.Mirror halted =
-        new PartitionObservation.Mirror(
-            "orders",
-            "FAILED",
-            Observations.SOURCE,
-            Observations.SOURCE,
-            49L,
-            -1L,
+        halted(
+            "SourceTopicRecreated",
             "orders-1 of mirror orders: the source topic orders now has topic id NEW, but this"
-                + " partition mirrors topic id OLD",
-            "SourceTopicRecreated");
+                + " partition mirrors topic id OLD");
     List<PartitionObservation> os =
         List.of(described(0, mirror("MIRRORING", 0), null), described(1, halted, null));
 
@@ -336,9 +326,29 @@ class StatusComputerTest {
     assertThat(messageOf(again, 0)).isEqualTo(note);
   }
 
+  /** A MIRRORING partition whose data came from another source cluster than it expects. */
+  private static PartitionObservation.Mirror mirroringFromOtherSource() {
+    return new PartitionObservation.Mirror(
+        "orders", "MIRRORING", Observations.OTHER_SOURCE, null, 1L, 0L, null, null, null);
+  }
+
+  /** A MIRRORING partition whose plugin has not checked the source's cluster id yet. */
+  private static PartitionObservation.Mirror mirroringUnverified() {
+    return new PartitionObservation.Mirror(
+        "orders", "MIRRORING", null, Observations.SOURCE, -1L, -1L, null, null, null);
+  }
+
   private static PartitionObservation.Mirror halted(String reason, String message) {
     return new PartitionObservation.Mirror(
-        "orders", "FAILED", Observations.SOURCE, Observations.SOURCE, 49L, -1L, message, reason);
+        "orders",
+        "FAILED",
+        Observations.SOURCE,
+        Observations.SOURCE,
+        49L,
+        -1L,
+        message,
+        reason,
+        null);
   }
 
   private static dev.kafkamirror.operator.api.v1alpha1.PartitionStatus partitionStatus(
@@ -448,12 +458,7 @@ class StatusComputerTest {
   void mirroringIsNotTrueBeforeThePluginVerifiedTheSourceClusterId() {
     // Given a partition registered and MIRRORING whose plugin has not checked the source's id yet
     // (describe's sourceClusterId is null until the check), and later one that has
-    PartitionObservation unverified =
-        described(
-            0,
-            new PartitionObservation.Mirror(
-                "orders", "MIRRORING", null, Observations.SOURCE, -1L, -1L, null),
-            null);
+    PartitionObservation unverified = described(0, mirroringUnverified(), null);
     PartitionObservation verified = described(0, mirror("MIRRORING", 0), null);
 
     // When the status is computed for each
@@ -657,13 +662,7 @@ class StatusComputerTest {
   @Test
   void aRefusedStopIsStalledAndAnUnreachableDestinationIsRetried() {
     // Given mirrored data from another source cluster (the stop is refused)
-    List<PartitionObservation> os =
-        List.of(
-            described(
-                0,
-                new PartitionObservation.Mirror(
-                    "orders", "MIRRORING", Observations.OTHER_SOURCE, null, 1L, 0L, null),
-                null));
+    List<PartitionObservation> os = List.of(described(0, mirroringFromOtherSource(), null));
     ClusterMirrorStatus refused = compute(MirrorIntent.Target.STOPPED, os, null, T0, 2);
     // And a destination that does not answer
     ClusterMirrorStatus unreachable =
@@ -695,12 +694,7 @@ class StatusComputerTest {
   void aSourceThatRefusesTheCredentialsIsDegradedAndStalledButNeverHoldsAStop() {
     // Given a registered partition whose plugin never reached the source, and a source that
     // refused the operator's credentials
-    PartitionObservation unverified =
-        described(
-            0,
-            new PartitionObservation.Mirror(
-                "orders", "MIRRORING", null, Observations.SOURCE, -1L, -1L, null),
-            null);
+    PartitionObservation unverified = described(0, mirroringUnverified(), null);
     String refusal =
         "ClusterMirror ns/orders-mirror: the source cluster source.example:9093 refused the"
             + " credentials of spec.source.security (SaslAuthenticationException: ...)";

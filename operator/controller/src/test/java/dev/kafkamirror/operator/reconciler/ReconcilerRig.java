@@ -10,6 +10,7 @@ import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
 import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
+import dev.kafkamirror.operator.kafka.KafkaDiscardKeeper;
 import dev.kafkamirror.testing.time.SettableClock;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -70,27 +71,29 @@ final class ReconcilerRig implements AutoCloseable {
             .build());
     reconciler =
         new ClusterMirrorReconciler(
-            new SpecResolver((ns, name) -> NS.equals(ns) ? secrets.get(name) : null),
-            new AdminClients(
-                (label, properties, timeoutMs) ->
-                    label.endsWith(" destination") ? destination : source),
-            new MirrorDriver(control, executor),
-            statusWriter,
-            finalizers,
-            events,
-            new ClusterMirrorMetrics(
-                registry,
-                Clock.fixed(NOW, ZoneOffset.UTC),
-                new ClusterMirrorMetrics.BuildInfo("test", "test")),
-            wallClock,
-            nanoTime::get,
-            settings,
-            new GroupOffsetSync(
-                (label, properties, timeoutMs) ->
-                    label.endsWith(" destination") ? destinationGroups : sourceGroups,
-                Clock.fixed(NOW, ZoneOffset.UTC),
+            new ReconcilerCollaborators(
+                new SpecResolver((ns, name) -> NS.equals(ns) ? secrets.get(name) : null),
+                new AdminClients(
+                    (label, properties, timeoutMs) ->
+                        label.endsWith(" destination") ? destination : source),
+                new MirrorDriver(control, executor),
+                statusWriter,
+                finalizers,
+                events,
+                new ClusterMirrorMetrics(
+                    registry,
+                    Clock.fixed(NOW, ZoneOffset.UTC),
+                    new ClusterMirrorMetrics.BuildInfo("test", "test")),
+                wallClock,
                 nanoTime::get,
-                settings.adminTimeoutMs()));
+                settings,
+                new GroupOffsetSync(
+                    (label, properties, timeoutMs) ->
+                        label.endsWith(" destination") ? destinationGroups : sourceGroups,
+                    Clock.fixed(NOW, ZoneOffset.UTC),
+                    nanoTime::get,
+                    settings.adminTimeoutMs()),
+                KafkaDiscardKeeper::new));
   }
 
   /** {@code partitions} partitions of {@link #TOPIC} on the destination, each mirroring. */

@@ -381,49 +381,40 @@ public final class ControlRequests {
       JsonNode lmo = align.get(Fields.LAST_MIRRORED_OFFSET);
       JsonNode epoch = align.get(Fields.LAST_MIRRORED_SOURCE_EPOCH);
       if (lmo == null || !lmo.isIntegralNumber() || !lmo.canConvertToLong() || lmo.asLong() < 0) {
-        throw bad(
-            where + ".alignTo.lastMirroredOffset must be an integer of at least 0, got " + lmo);
+        throw badAlignTo(where, key, Fields.LAST_MIRRORED_OFFSET, "an integer of at least 0", lmo);
       }
       if (epoch == null
           || !epoch.isIntegralNumber()
           || !epoch.canConvertToInt()
           || epoch.asInt() < -1) {
-        throw bad(
-            where
-                + ".alignTo.lastMirroredSourceEpoch must be an integer of at least -1 (unknown),"
-                + " got "
-                + epoch);
+        throw badAlignTo(
+            where,
+            key,
+            Fields.LAST_MIRRORED_SOURCE_EPOCH,
+            "an integer of at least -1 (unknown)",
+            epoch);
       }
       JsonNode expectedEnd = align.get(Fields.EXPECTED_LOG_END_OFFSET);
       if (expectedEnd != null
           && (!expectedEnd.isIntegralNumber()
               || !expectedEnd.canConvertToLong()
               || expectedEnd.asLong() < 0)) {
-        throw bad(
-            where
-                + " ("
-                + key
-                + ")."
-                + Fields.ALIGN_TO
-                + "."
-                + Fields.EXPECTED_LOG_END_OFFSET
-                + " must be an integer of at least 0 (the log end the failback report covered),"
-                + " got "
-                + expectedEnd);
+        throw badAlignTo(
+            where,
+            key,
+            Fields.EXPECTED_LOG_END_OFFSET,
+            "an integer of at least 0 (the log end the failback report covered)",
+            expectedEnd);
       }
       JsonNode expectedTopic = align.get(Fields.EXPECTED_TOPIC_ID);
       if (expectedTopic != null && !isTopicId(expectedTopic)) {
-        throw bad(
-            where
-                + " ("
-                + key
-                + ")."
-                + Fields.ALIGN_TO
-                + "."
-                + Fields.EXPECTED_TOPIC_ID
-                + " must be a Kafka topic id (22 characters of URL-safe base64, the former"
-                + " destination's mirror.sourceTopicId), got "
-                + expectedTopic);
+        throw badAlignTo(
+            where,
+            key,
+            Fields.EXPECTED_TOPIC_ID,
+            "a Kafka topic id (22 characters of URL-safe base64, the former destination's"
+                + " mirror.sourceTopicId)",
+            expectedTopic);
       }
       alignTo =
           new ControlRequest.AlignTo(
@@ -439,6 +430,26 @@ public final class ControlRequests {
   /** A JSON string that reads as a Kafka topic id (a UUID in URL-safe base64, unpadded). */
   private static boolean isTopicId(JsonNode node) {
     return node.isTextual() && node.asText().matches("[A-Za-z0-9_-]{22}");
+  }
+
+  /**
+   * The refusal of field {@code field} of partition {@code key}'s {@link Fields#ALIGN_TO}: {@code
+   * partitions[i] (topic-p).alignTo.field must be <what>, got <value>}.
+   */
+  private static ControlRequestException badAlignTo(
+      String where, String key, String field, String mustBe, JsonNode got) {
+    return bad(
+        where
+            + " ("
+            + key
+            + ")."
+            + Fields.ALIGN_TO
+            + "."
+            + field
+            + " must be "
+            + mustBe
+            + ", got "
+            + got);
   }
 
   private static ControlRequestException bad(String message) {

@@ -216,6 +216,7 @@ class ControlRequestsTest {
         .hasMessageContaining("t-4")
         .hasMessageContaining("alignTo");
     // And an alignment without an initial sync, an unknown mode, dryRun alone, a negative offset
+    // (named with its partition, like every alignTo field)
     assertThatThrownBy(
             () ->
                 parse(
@@ -251,7 +252,8 @@ class ControlRequestsTest {
                         + source
                         + "}",
                     ControlCall.START_MIRRORING))
-        .hasMessageContaining("lastMirroredOffset");
+        .hasMessageContaining("lastMirroredOffset")
+        .hasMessageContaining("t-0");
     // And no other call takes an initial sync
     assertThatThrownBy(
             () ->

@@ -57,7 +57,7 @@ import scala.Option;
  * <p>Threading: the thread owns its {@link SourceCluster} and its collaborators; the registry is
  * shared and thread-safe.
  */
-final class MirrorFetcher extends Thread {
+final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
 
   private static final Logger LOG =
       LoggerFactory.getLogger("dev.kafkamirror.broker.agent.MirrorFetcher");
@@ -87,7 +87,8 @@ final class MirrorFetcher extends Thread {
     this.alignment = new MirrorAlignment(source, registry);
   }
 
-  void shutdown() {
+  @Override
+  public void shutdown() {
     running = false;
     interrupt();
   }
@@ -473,7 +474,8 @@ final class MirrorFetcher extends Thread {
     return String.valueOf(source.clientProperties().getProperty("bootstrap.servers"));
   }
 
-  java.util.Properties clientProperties() {
+  @Override
+  public java.util.Properties clientProperties() {
     return source.clientProperties();
   }
 }

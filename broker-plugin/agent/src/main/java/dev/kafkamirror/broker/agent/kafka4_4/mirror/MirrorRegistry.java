@@ -21,11 +21,40 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class MirrorRegistry {
 
-  private static final MirrorRegistry INSTANCE = new MirrorRegistry();
+  private static final MirrorRegistry INSTANCE =
+      new MirrorRegistry(
+          null,
+          (key, clientProperties, registry) ->
+              new MirrorFetcher(new SourceCluster(key, clientProperties), registry));
 
   private final Map<TopicPartition, MirrorEntry> entries = new ConcurrentHashMap<>();
-  private final Map<String, MirrorFetcher> fetchers = new ConcurrentHashMap<>();
+  private final Map<String, Fetcher> fetchers = new ConcurrentHashMap<>();
+  private final FetcherFactory newFetcher;
   private MirrorRegistryFile file;
+
+  /** A source's fetcher as the registry runs it: a {@link MirrorFetcher} on a broker. */
+  interface Fetcher {
+    Properties clientProperties();
+
+    void start();
+
+    void shutdown();
+  }
+
+  /** Makes, without starting it, the fetcher of source {@code key} for {@code registry}. */
+  interface FetcherFactory {
+    Fetcher create(String key, Properties clientProperties, MirrorRegistry registry);
+  }
+
+  /**
+   * A registry that writes {@code file} (null: no file until {@link #restoreFrom}) and runs the
+   * fetchers {@code newFetcher} makes. A broker has one, {@link #instance()}; unit tests make their
+   * own.
+   */
+  MirrorRegistry(MirrorRegistryFile file, FetcherFactory newFetcher) {
+    this.file = file;
+    this.newFetcher = newFetcher;
+  }
 
   /** The changes a thread makes inside {@link #writingOnceAfter}, written at its end. */
   private final ThreadLocal<Deferred> deferred = new ThreadLocal<>();
@@ -422,7 +451,7 @@ public final class MirrorRegistry {
    * with.
    */
   private void restartFetcher(String key, Properties props) {
-    MirrorFetcher running = fetchers.get(key);
+    Fetcher running = fetchers.get(key);
     if (running != null && !running.clientProperties().equals(props)) {
       running.shutdown();
       fetchers.remove(key);
@@ -434,7 +463,7 @@ public final class MirrorRegistry {
     fetchers.computeIfAbsent(
         key,
         k -> {
-          MirrorFetcher fetcher = new MirrorFetcher(new SourceCluster(k, props), this);
+          Fetcher fetcher = newFetcher.create(k, props, this);
           fetcher.start();
           return fetcher;
         });
