@@ -190,13 +190,7 @@ class DynamicPluginConfigIT {
       assertThat(stored.isSensitive()).isTrue();
       assertThat(stored.value()).isNull();
       // Then the control endpoint still takes only the secret of server.properties
-      assertThat(new PluginControlClient(hostPort, bypassSecret).describe(ABSENT_TOPIC).status())
-          .isEqualTo(401);
-      assertThat(
-              new PluginControlClient(hostPort, PluginControlClient.TEST_SECRET)
-                  .describe(ABSENT_TOPIC)
-                  .status())
-          .isNotEqualTo(401);
+      assertOnlyTheStaticSecretIsTaken(hostPort, bypassSecret);
       // And while it is stored, an alter through the broker is refused naming it
       assertThatThrownBy(
               () ->
@@ -298,13 +292,7 @@ class DynamicPluginConfigIT {
           .contains("rotate that secret");
       assertThat(cluster.node(1).outputSinceStart()).doesNotContain(storedSecret);
       // And the control endpoint takes only the secret of server.properties
-      assertThat(new PluginControlClient(hostPort, storedSecret).describe(ABSENT_TOPIC).status())
-          .isEqualTo(401);
-      assertThat(
-              new PluginControlClient(hostPort, PluginControlClient.TEST_SECRET)
-                  .describe(ABSENT_TOPIC)
-                  .status())
-          .isNotEqualTo(401);
+      assertOnlyTheStaticSecretIsTaken(hostPort, storedSecret);
       // And the live setting stored in the same refused update is not in force either: the
       // static value of server.properties is (fail closed)
       assertThat(startNamingAClass().status()).isEqualTo(403);
@@ -372,6 +360,20 @@ class DynamicPluginConfigIT {
   }
 
   /** Waits until the broker's DescribeConfigs shows a dynamic value of {@code key}. */
+  /**
+   * The control endpoint at {@code hostPort} refuses {@code refusedSecret} (401) and takes the
+   * secret of server.properties.
+   */
+  private static void assertOnlyTheStaticSecretIsTaken(String hostPort, String refusedSecret) {
+    assertThat(new PluginControlClient(hostPort, refusedSecret).describe(ABSENT_TOPIC).status())
+        .isEqualTo(401);
+    assertThat(
+            new PluginControlClient(hostPort, PluginControlClient.TEST_SECRET)
+                .describe(ABSENT_TOPIC)
+                .status())
+        .isNotEqualTo(401);
+  }
+
   private static void awaitStored(Admin admin, String key) throws Exception {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!dynamicKeys(admin, BROKER_1).contains(key)) {
