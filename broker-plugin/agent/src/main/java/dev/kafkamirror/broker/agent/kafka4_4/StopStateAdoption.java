@@ -31,6 +31,16 @@ public final class StopStateAdoption {
 
   /** Adopts the durable state for every registered partition. */
   public static void adoptAll(StopStateStore store) {
+    // One registry-file write for the whole round (adoptions, source topic ids, stop steps).
+    MirrorRegistry.instance()
+        .writingOnceAfter(
+            () -> {
+              adoptAllNow(store);
+              return null;
+            });
+  }
+
+  private static void adoptAllNow(StopStateStore store) {
     // Registrations first, from the cluster's mirror membership, so that the stop state below
     // applies to adopted partitions too.
     dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.adoptAll(store);
@@ -43,7 +53,6 @@ public final class StopStateAdoption {
       durableStep(store, e.getKey(), e.getValue())
           .ifPresent(step -> (step == StopStep.STOPPED ? toStopped : toStopping).add(e.getKey()));
     }
-    // One registry-file write per kind, not one per partition.
     MirrorRegistry.instance().advanceAll(toStopping, MirrorState.STOPPING);
     MirrorRegistry.instance().advanceAll(toStopped, MirrorState.STOPPED);
   }

@@ -372,6 +372,47 @@ public final class ClusterMembership {
   }
 
   /**
+   * What adoption reads from and writes to the cluster's records: the stop-state store in a broker,
+   * a table in tests.
+   */
+  interface ClusterRecords {
+    /** The memberships and holders as far as this broker has read. */
+    MembershipTable membership();
+
+    /** The stop state that counts for {@code key}, as far as this broker has read. */
+    Optional<StopState> stopState(dev.kafkamirror.broker.core.stop.StopStateKey key);
+
+    int brokerId();
+
+    /** Records, without waiting, that this broker holds {@code m} in its local registry. */
+    void writeHolderAsync(MirrorMembership m);
+  }
+
+  private static ClusterRecords recordsOf(StopStateStore store) {
+    return new ClusterRecords() {
+      @Override
+      public MembershipTable membership() {
+        return store.membership();
+      }
+
+      @Override
+      public Optional<StopState> stopState(dev.kafkamirror.broker.core.stop.StopStateKey key) {
+        return store.get(key);
+      }
+
+      @Override
+      public int brokerId() {
+        return store.brokerId();
+      }
+
+      @Override
+      public void writeHolderAsync(MirrorMembership m) {
+        store.writeHolderAsync(m);
+      }
+    };
+  }
+
+  /**
    * After every read round: adopts each member partition this broker hosts a replica of and has no
    * registration for, and records this broker as a holder of each member it has registered.
    */
@@ -380,59 +421,92 @@ public final class ClusterMembership {
     if (rm.isEmpty()) {
       return;
     }
-    MirrorRegistry registry = MirrorRegistry.instance();
-    for (MirrorMembership m : store.membership().all()) {
-      TopicPartition tp = new TopicPartition(m.topic(), m.partition());
-      Option<Partition> partition = rm.get().onlinePartition(tp);
-      if (partition.isEmpty() || partition.get().log().isEmpty()) {
-        continue;
-      }
-      Optional<Uuid> topicId = partition.get().log().get().topicId();
-      if (topicId.isEmpty() || !topicId.get().toString().equals(m.topicId())) {
-        continue;
-      }
-      MirrorEntry entry = registry.entry(tp).orElse(null);
-      if (entry == null) {
-        Optional<StopStep> step = store.get(m.stopStateKey()).map(StopState::step);
-        MirrorState state =
-            step.isEmpty()
-                ? MirrorState.MIRRORING
-                : step.get() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING;
-        entry = registry.adoptFromCluster(tp, m, state);
-        LOG.info(
-            "adopted {} from the cluster's mirror membership as {} (no local registration)",
-            m,
-            entry.state());
-      } else if (!entry.mirrorName().equals(m.mirrorName())
-          && entry.state() == MirrorState.STOPPED
-          && m.generation() > 0) {
-        // A failback made the partition a mirror again (a newer generation of its membership):
-        // the stopped registration here gives way, read-only again.
-        Optional<StopStep> step = store.get(m.stopStateKey()).map(StopState::step);
-        MirrorState state =
-            step.isEmpty()
-                ? MirrorState.MIRRORING
-                : step.get() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING;
-        entry = registry.adoptReplacingStopped(tp, m, state);
-        LOG.info(
-            "adopted {} from the cluster's mirror membership as {} in place of a stopped mirror",
-            m,
-            entry.state());
-      } else if (entry.mirrorName().equals(m.mirrorName())) {
-        takeRecordedSourceTopicId(registry, tp, entry, m);
-      } else {
-        if (conflictsReported.putIfAbsent(tp + "/" + m.topicId(), Boolean.TRUE) == null) {
-          LOG.error(
-              "{} is registered here for mirror {} but the cluster records it as a member of {};"
-                  + " it stays read-only",
-              tp,
-              entry.mirrorName(),
-              m.mirrorName());
-        }
-        continue;
-      }
-      requestHolder(store, m);
+    adoptAll(recordsOf(store), MirrorRegistry.instance(), tp -> hostedTopicId(rm.get(), tp));
+  }
+
+  /** The topic id of the log this broker hosts for {@code tp}, if it hosts one online. */
+  private static Optional<String> hostedTopicId(ReplicaManager rm, TopicPartition tp) {
+    Option<Partition> partition = rm.onlinePartition(tp);
+    if (partition.isEmpty() || partition.get().log().isEmpty()) {
+      return Optional.empty();
     }
+    return partition.get().log().get().topicId().map(Uuid::toString);
+  }
+
+  /**
+   * {@link #adoptAll(StopStateStore)} against {@code records} and {@code registry}, {@code
+   * hostedTopicId} telling which partitions this broker hosts (with the topic id of its log).
+   *
+   * <p>The registry file is written once, at the end, whatever number of partitions were adopted or
+   * had their source topic id taken from the record: it holds every registration, so a write per
+   * partition costs time quadratic in everything ever mirrored here, on the stop-state reader
+   * thread, where it delays every sync a stop call waits for (a 30 s sync timeout in the third of
+   * five 1,000-partition stops in a row, docs/benchmarks.md). Deferring is safe: an adopted
+   * registration is read-only at once and not fetched until the file holds it, and a source topic
+   * id taken from a record is durable in that record.
+   */
+  static void adoptAll(
+      ClusterRecords records,
+      MirrorRegistry registry,
+      java.util.function.Function<TopicPartition, Optional<String>> hostedTopicId) {
+    registry.writingOnceAfter(
+        () -> {
+          for (MirrorMembership m : records.membership().all()) {
+            adoptOne(records, registry, hostedTopicId, m);
+          }
+          return null;
+        });
+  }
+
+  private static void adoptOne(
+      ClusterRecords records,
+      MirrorRegistry registry,
+      java.util.function.Function<TopicPartition, Optional<String>> hostedTopicId,
+      MirrorMembership m) {
+    TopicPartition tp = new TopicPartition(m.topic(), m.partition());
+    Optional<String> topicId = hostedTopicId.apply(tp);
+    if (topicId.isEmpty() || !topicId.get().equals(m.topicId())) {
+      return;
+    }
+    MirrorEntry entry = registry.entry(tp).orElse(null);
+    if (entry == null) {
+      entry = registry.adoptFromCluster(tp, m, recordedState(records, m));
+      LOG.info(
+          "adopted {} from the cluster's mirror membership as {} (no local registration)",
+          m,
+          entry.state());
+    } else if (!entry.mirrorName().equals(m.mirrorName())
+        && entry.state() == MirrorState.STOPPED
+        && m.generation() > 0) {
+      // A failback made the partition a mirror again (a newer generation of its membership):
+      // the stopped registration here gives way, read-only again.
+      entry = registry.adoptReplacingStopped(tp, m, recordedState(records, m));
+      LOG.info(
+          "adopted {} from the cluster's mirror membership as {} in place of a stopped mirror",
+          m,
+          entry.state());
+    } else if (entry.mirrorName().equals(m.mirrorName())) {
+      takeRecordedSourceTopicId(registry, tp, entry, m);
+    } else {
+      if (conflictsReported.putIfAbsent(tp + "/" + m.topicId(), Boolean.TRUE) == null) {
+        LOG.error(
+            "{} is registered here for mirror {} but the cluster records it as a member of {};"
+                + " it stays read-only",
+            tp,
+            entry.mirrorName(),
+            m.mirrorName());
+      }
+      return;
+    }
+    requestHolder(records, m);
+  }
+
+  /** The local state of a member partition adopted from its record: its recorded stop step. */
+  private static MirrorState recordedState(ClusterRecords records, MirrorMembership m) {
+    Optional<StopStep> step = records.stopState(m.stopStateKey()).map(StopState::step);
+    return step.isEmpty()
+        ? MirrorState.MIRRORING
+        : step.get() == StopStep.STOPPED ? MirrorState.STOPPED : MirrorState.STOPPING;
   }
 
   /**
@@ -504,6 +578,10 @@ public final class ClusterMembership {
   }
 
   private static void requestHolder(StopStateStore store, MirrorMembership m) {
+    requestHolder(recordsOf(store), m);
+  }
+
+  private static void requestHolder(ClusterRecords store, MirrorMembership m) {
     if (store.membership().isHolder(m.topicId(), m.partition(), store.brokerId())) {
       return;
     }

@@ -26,4 +26,14 @@ public interface ClusterMirrorBrokerMXBean {
 
   /** Mirrors with at least one partition registered on this broker (one Mirror MBean each). */
   int getMirrors();
+
+  /**
+   * Whole writes of this broker's mirror registry file (each holds every registration, under the
+   * registry's lock): one per start call, fetcher round or stop-state read round that changed a
+   * registration. A rate that follows the partition count points at a per-partition write.
+   */
+  long getRegistryFileWritesTotal();
+
+  /** Time spent writing the registry file, in milliseconds. */
+  long getRegistryFileWriteMsTotal();
 }

@@ -308,16 +308,22 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     List<ClusterMembership.Candidate> candidates = new java.util.ArrayList<>();
     // The epoch each check is made in, read before it: an epoch gained meanwhile is checked anew.
     Map<TopicPartition, Integer> checkedIn = new HashMap<>();
-    for (TopicPartition tp : unchecked) {
-      checkedIn.put(tp, active.get(tp).getLeaderEpoch());
-      MirrorEntry entry = registry.entry(tp).orElse(null);
-      if (entry == null || StopStateAdoption.adopt(store, tp, entry)) {
-        // A stop has begun: no mirrored append.
-        active.remove(tp);
-      } else {
-        candidates.add(new ClusterMembership.Candidate(tp, entry, active.get(tp)));
-      }
-    }
+    // A stop adopted here is in memory at once (no append below) and written to the registry file
+    // once for the round, not once per partition (docs/benchmarks.md, "Five stops in a row").
+    registry.writingOnceAfter(
+        () -> {
+          for (TopicPartition tp : unchecked) {
+            checkedIn.put(tp, active.get(tp).getLeaderEpoch());
+            MirrorEntry entry = registry.entry(tp).orElse(null);
+            if (entry == null || StopStateAdoption.adopt(store, tp, entry)) {
+              // A stop has begun: no mirrored append.
+              active.remove(tp);
+            } else {
+              candidates.add(new ClusterMembership.Candidate(tp, entry, active.get(tp)));
+            }
+          }
+          return null;
+        });
     java.util.Set<TopicPartition> recorded = ClusterMembership.ensureRecorded(store, candidates);
     for (ClusterMembership.Candidate c : candidates) {
       if (recorded.contains(c.tp())) {

@@ -168,6 +168,16 @@ public final class MirrorMBeans {
     public int getMirrors() {
       return REGISTERED.size();
     }
+
+    @Override
+    public long getRegistryFileWritesTotal() {
+      return MirrorRegistry.instance().fileWrites();
+    }
+
+    @Override
+    public long getRegistryFileWriteMsTotal() {
+      return MirrorRegistry.instance().fileWriteMillis();
+    }
   }
 
   /** Reads one mirror's partitions at each attribute read. */

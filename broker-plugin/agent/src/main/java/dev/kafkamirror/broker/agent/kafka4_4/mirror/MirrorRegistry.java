@@ -59,6 +59,13 @@ public final class MirrorRegistry {
   /** The changes a thread makes inside {@link #writingOnceAfter}, written at its end. */
   private final ThreadLocal<Deferred> deferred = new ThreadLocal<>();
 
+  /** Whole-file writes of the registry file since start, and their time (for the broker MBean). */
+  private final java.util.concurrent.atomic.AtomicLong fileWrites =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  private final java.util.concurrent.atomic.AtomicLong fileWriteNanos =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private static final class Deferred {
     boolean dirty;
     final Map<String, Properties> fetchers = new java.util.LinkedHashMap<>();
@@ -177,7 +184,10 @@ public final class MirrorRegistry {
     }
     Map<TopicPartition, MirrorEntry> written = entriesSorted();
     if (file != null) {
+      long start = System.nanoTime();
       file.write(MirrorRegistryFile.rows(written));
+      fileWriteNanos.addAndGet(System.nanoTime() - start);
+      fileWrites.incrementAndGet();
     }
     written.values().forEach(e -> e.durable(true));
   }
@@ -230,6 +240,20 @@ public final class MirrorRegistry {
         new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
     sorted.putAll(entries);
     return sorted;
+  }
+
+  /**
+   * How many times the registry file was written whole since this broker started: once per start
+   * call, fetcher round or read round of the stop-state topic that changed a registration, not once
+   * per partition (each write holds every registration, under this registry's lock).
+   */
+  public long fileWrites() {
+    return fileWrites.get();
+  }
+
+  /** The time spent writing the registry file since this broker started, in milliseconds. */
+  public long fileWriteMillis() {
+    return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(fileWriteNanos.get());
   }
 
   public static MirrorRegistry instance() {
