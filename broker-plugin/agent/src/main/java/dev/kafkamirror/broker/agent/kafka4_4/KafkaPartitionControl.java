@@ -130,6 +130,9 @@ public final class KafkaPartitionControl implements PartitionControl {
       throws PartitionOperationException {
     TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
     Partition partition = localPartition(tp);
+    // A registration left from a destination topic deleted since (the stop-state reader removes
+    // it too, after its next round) must not stand for the topic now under the name.
+    dev.kafkamirror.broker.agent.kafka4_4.mirror.DeletedDestinationTopics.removeIfObsolete(tp);
     refuseLocalRecordsBeforeMirror(tp, partition, mirrorName);
     Properties props = new Properties();
     props.putAll(source.properties());

@@ -41,6 +41,9 @@ public final class StopStateAdoption {
   }
 
   private static void adoptAllNow(StopStateStore store) {
+    // Registrations of destination topics that were deleted go first: a membership of the topic
+    // now under the name is then adopted afresh, tied to its id.
+    dev.kafkamirror.broker.agent.kafka4_4.mirror.DeletedDestinationTopics.removeAll();
     // Registrations first, from the cluster's mirror membership, so that the stop state below
     // applies to adopted partitions too.
     dev.kafkamirror.broker.agent.kafka4_4.mirror.ClusterMembership.adoptAll(store);

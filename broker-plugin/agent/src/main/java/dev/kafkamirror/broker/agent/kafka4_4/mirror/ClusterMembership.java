@@ -67,6 +67,11 @@ public final class ClusterMembership {
     stateTopic = topic;
   }
 
+  /** The name of the stop-state topic. */
+  static String stateTopic() {
+    return stateTopic;
+  }
+
   static void registryHeldMirrorsAtStart(boolean held) {
     registryHeldMirrorsAtStart = held;
   }

@@ -248,6 +248,16 @@ public final class MirrorEntry {
     return sourceTopicIdPinnedFor;
   }
 
+  /**
+   * Whether this registration was made for a destination topic other than the one whose id is
+   * {@code destinationTopicId} (a topic deleted and created again under the name). False while
+   * either id is unknown.
+   */
+  boolean madeForAnotherTopic(String destinationTopicId) {
+    String pinnedFor = sourceTopicIdPinnedFor;
+    return pinnedFor != null && destinationTopicId != null && !pinnedFor.equals(destinationTopicId);
+  }
+
   void pinSourceTopicId(String sourceId, String destinationTopicId) {
     this.sourceTopicId = sourceId;
     this.sourceTopicIdPinnedFor = destinationTopicId;

@@ -146,6 +146,12 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
         if (e.getValue().failedReasonFor(destinationTopicId) != null) {
           continue;
         }
+        if (e.getValue().madeForAnotherTopic(destinationTopicId)) {
+          // The destination topic this registration was made for was deleted; the log under the
+          // name is another topic's, never mirrored into by this registration. Its removal
+          // (DeletedDestinationTopics) follows; a start call registers the new topic afresh.
+          continue;
+        }
         if (e.getValue().sourceTopicIdFor(destinationTopicId) == null) {
           // The source topic id is recorded from fresh metadata only.
           metadataStale = true;

@@ -471,6 +471,34 @@ public final class MirrorRegistry {
   }
 
   /**
+   * Removes {@code tp}'s registration when it is still {@code entry}, persisted (at once, or at the
+   * end of a {@link #writingOnceAfter}): it is not fetched any more (fetchers read the registry
+   * each round), drops out of the mirror MBeans at their next sync, and a fetcher whose source has
+   * no registration left is shut down. Only for a registration whose destination topic no longer
+   * exists ({@link DeletedDestinationTopics}).
+   *
+   * @return false, changing nothing, when {@code tp} has another registration or none
+   */
+  synchronized boolean remove(TopicPartition tp, MirrorEntry entry) {
+    if (!entries.remove(tp, entry)) {
+      return false;
+    }
+    persist();
+    String key = entry.mirrorName();
+    if (entries.values().stream().noneMatch(e -> e.mirrorName().equals(key))) {
+      Fetcher idle = fetchers.remove(key);
+      if (idle != null) {
+        idle.shutdown();
+      }
+      Deferred d = deferred.get();
+      if (d != null) {
+        d.fetchers.remove(key);
+      }
+    }
+    return true;
+  }
+
+  /**
    * Replaces the source's fetcher when the registration brings client properties it was not started
    * with.
    */

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -150,6 +152,86 @@ class MirrorRegistryTest {
     assertThat(rowsAfterEach).containsExactly(1, 2, 3);
     // And the fetcher started after the first write, and was not started again
     assertThat(fetcherStarts).containsExactly(MIRROR + " saw 1 rows");
+  }
+
+  @Test
+  void registrationsOfDeletedDestinationTopicsAreRemovedFromMemoryTheFileAndTheFetchers() {
+    // Given three mirrored partitions of "orders" (topic id OLD), a STOPPED one of "audit" (topic
+    // id AUDIT, deleted too) and one of "fresh" that never had its source topic id pinned
+    MirrorRegistry registry = registry();
+    for (TopicPartition tp : PARTITIONS) {
+      MirrorEntry e = registry.startMirroring(tp, MIRROR, SOURCE_ID, source());
+      registry.pinSourceTopicId(e, "SOURCE-ORDERS", "OLD");
+    }
+    TopicPartition audit = new TopicPartition("audit", 0);
+    MirrorEntry auditEntry = registry.startMirroring(audit, "audit-mirror", SOURCE_ID, source());
+    registry.pinSourceTopicId(auditEntry, "SOURCE-AUDIT", "AUDIT");
+    registry.advanceTo(audit, MirrorState.STOPPED);
+    TopicPartition fresh = new TopicPartition("fresh", 0);
+    registry.startMirroring(fresh, "fresh-mirror", SOURCE_ID, source());
+    long writesBefore = registry.fileWrites();
+
+    // When the caught-up metadata holds neither OLD nor AUDIT: "orders" was created again (NEW,
+    // hosted here for partition 0), "audit" is gone, and "fresh" has no topic at all
+    Map<TopicPartition, String> hosted = Map.of(PARTITIONS.get(0), "NEW");
+    int removed =
+        DeletedDestinationTopics.removeAll(registry, metadata(true, Set.of("NEW"), hosted));
+
+    // Then the four registrations of deleted topics are gone, in one write of the file
+    assertThat(removed).isEqualTo(4);
+    assertThat(registry.all().keySet()).containsExactly(fresh);
+    assertThat(rowsInFile()).extracting(MirrorRegistryFile.Row::topic).containsExactly("fresh");
+    assertThat(registry.fileWrites()).isEqualTo(writesBefore + 1);
+    // And the fetchers of the two mirrors left without registrations are shut down, not the one of
+    // the registration with no recorded destination topic id (kept: its topic is unknown)
+    assertThat(fetcherStarts)
+        .contains(MIRROR + " shut down", "audit-mirror shut down")
+        .doesNotContain("fresh-mirror shut down");
+  }
+
+  @Test
+  void noRegistrationIsRemovedWhileTheMetadataIsNotCaughtUpOrHoldsTheTopic() {
+    // Given partitions of "orders" mirrored into the destination topic OLD
+    MirrorRegistry registry = registry();
+    for (TopicPartition tp : PARTITIONS) {
+      MirrorEntry e = registry.startMirroring(tp, MIRROR, SOURCE_ID, source());
+      registry.pinSourceTopicId(e, "SOURCE-ORDERS", "OLD");
+    }
+
+    // When the broker starts and its metadata shows no topic yet
+    int whileStarting =
+        DeletedDestinationTopics.removeAll(registry, metadata(false, Set.of(), Map.of()));
+    // And when the caught-up metadata holds OLD (the topic lives, hosted here or elsewhere)
+    int whileLive =
+        DeletedDestinationTopics.removeAll(
+            registry, metadata(true, Set.of("OLD"), Map.of(PARTITIONS.get(0), "OLD")));
+
+    // Then every registration stays, in memory and in the file, and the fetcher runs on
+    assertThat(whileStarting).isZero();
+    assertThat(whileLive).isZero();
+    assertThat(registry.all().keySet()).containsExactlyInAnyOrderElementsOf(PARTITIONS);
+    assertThat(rowsInFile()).hasSize(3);
+    assertThat(fetcherStarts).doesNotContain(MIRROR + " shut down");
+  }
+
+  private static DeletedDestinationTopics.Metadata metadata(
+      boolean caughtUp, Set<String> topicIds, Map<TopicPartition, String> hosted) {
+    return new DeletedDestinationTopics.Metadata() {
+      @Override
+      public boolean caughtUp() {
+        return caughtUp;
+      }
+
+      @Override
+      public boolean topicIdExists(String topicId) {
+        return topicIds.contains(topicId);
+      }
+
+      @Override
+      public String hostedLogTopicId(TopicPartition tp) {
+        return hosted.get(tp);
+      }
+    };
   }
 
   /** A fetcher that only records, at its start, how many rows the registry file held. */
