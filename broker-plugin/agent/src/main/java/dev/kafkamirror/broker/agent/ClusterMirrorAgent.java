@@ -19,14 +19,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code -javaagent} entry point.
  *
- * <p>{@code premain} does only what the broker's main thread must wait for: it finds the Kafka
- * binding, installs the class-file hook ({@link DeferredHooks}) that holds back the hooked classes,
- * and starts the preparation on a daemon thread, in parallel with Kafka's start. The preparation,
- * each step a reason to stop and leave the broker exactly as stock Kafka:
+ * <p>{@code premain} does only what the broker's main thread must wait for, each step a reason to
+ * stop and leave the broker exactly as stock Kafka: it finds the Kafka version on the broker's
+ * classpath and checks it against the declared supported versions (two small resources, no class
+ * loaded), finds the Kafka binding, installs the class-file hook ({@link DeferredHooks}) that holds
+ * back the hooked classes, and starts the preparation on a daemon thread, in parallel with Kafka's
+ * start. The preparation, each step again a reason to stop:
  *
  * <ol>
- *   <li>find the Kafka version on the broker's classpath and check it against the declared
- *       supported versions;
  *   <li>read the agent arguments ({@code -javaagent:agent.jar=key=value,...});
  *   <li>check that no hooked class was loaded before the agent started;
  *   <li>check that every method and field the advice relies on exists with the exact expected
@@ -97,12 +97,34 @@ public final class ClusterMirrorAgent {
    */
   private static String startPreparation(
       String agentArgs, Instrumentation instrumentation, long started) {
+    ClassLoader app = ClassLoader.getSystemClassLoader();
+    SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
+    Optional<String> version = SupportedKafkaVersions.kafkaVersionOn(app);
+    if (version.isEmpty()) {
+      Log.LOG.error(
+          "cluster mirror agent: no Kafka version found on the classpath ({} missing); not instrumenting",
+          SupportedKafkaVersions.KAFKA_VERSION_RESOURCE);
+      return "no Kafka version found on the classpath";
+    }
+    if (!supported.supports(version.get())) {
+      Log.LOG.error(
+          "cluster mirror agent: Kafka {} is not a supported version (supported: {}); not instrumenting, the"
+              + " broker runs unmodified and MIRROR_PID_RESET barriers are NOT applied",
+          version.get(),
+          supported.patterns());
+      return "Kafka "
+          + version.get()
+          + " is not a supported version (supported: "
+          + supported.patterns()
+          + ")";
+    }
     Optional<KafkaBinding> found = KafkaBinding.load();
     if (found.isEmpty()) {
       Log.LOG.error(
-          "cluster mirror agent: the agent jar has no {}; not instrumenting",
-          KafkaBinding.class.getName());
-      return "the agent jar has no " + KafkaBinding.class.getName();
+          "cluster mirror agent: the agent jar has no {} for Kafka {}; not instrumenting",
+          KafkaBinding.class.getName(),
+          version.get());
+      return "the agent jar has no " + KafkaBinding.class.getName() + " for Kafka " + version.get();
     }
     KafkaBinding binding = found.get();
     java.util.Set<String> hooked = binding.hookedTypes();
@@ -135,7 +157,7 @@ public final class ClusterMirrorAgent {
     instrumentation.addTransformer(hooks, false);
     Thread preparation =
         new Thread(
-            () -> prepare(agentArgs, instrumentation, binding, hooks, cost),
+            () -> prepare(agentArgs, instrumentation, binding, version.get(), hooks, cost),
             "cluster-mirror-agent-preparation");
     preparation.setDaemon(true);
     hooks.preparedBy(preparation);
@@ -155,12 +177,13 @@ public final class ClusterMirrorAgent {
       String agentArgs,
       Instrumentation instrumentation,
       KafkaBinding binding,
+      String kafkaVersion,
       DeferredHooks hooks,
       StartupCost cost) {
     long started = System.nanoTime();
     DeferredHooks.Outcome result;
     try {
-      result = prepareTransformations(agentArgs, instrumentation, binding, cost);
+      result = prepareTransformations(agentArgs, instrumentation, binding, kafkaVersion, cost);
     } catch (Throwable t) {
       Log.LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
       result = new DeferredHooks.NotInstalled("an error while installing: " + t);
@@ -243,29 +266,12 @@ public final class ClusterMirrorAgent {
    *     StartupGuard} refuses)
    */
   static DeferredHooks.Outcome prepareTransformations(
-      String agentArgs, Instrumentation instrumentation, KafkaBinding binding, StartupCost cost) {
+      String agentArgs,
+      Instrumentation instrumentation,
+      KafkaBinding binding,
+      String kafkaVersion,
+      StartupCost cost) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
-    SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
-    Optional<String> version = SupportedKafkaVersions.kafkaVersionOn(app);
-    if (version.isEmpty()) {
-      Log.LOG.error(
-          "cluster mirror agent: no Kafka version found on the classpath ({} missing); not instrumenting",
-          SupportedKafkaVersions.KAFKA_VERSION_RESOURCE);
-      return new DeferredHooks.NotInstalled("no Kafka version found on the classpath");
-    }
-    if (!supported.supports(version.get())) {
-      Log.LOG.error(
-          "cluster mirror agent: Kafka {} is not a supported version (supported: {}); not instrumenting, the"
-              + " broker runs unmodified and MIRROR_PID_RESET barriers are NOT applied",
-          version.get(),
-          supported.patterns());
-      return new DeferredHooks.NotInstalled(
-          "Kafka "
-              + version.get()
-              + " is not a supported version (supported: "
-              + supported.patterns()
-              + ")");
-    }
     java.util.Map<String, String> agentSettings = PluginConfig.parseAgentArgs(agentArgs);
     java.util.Set<String> hooked = binding.hookedTypes();
     List<String> loadedEarly =
@@ -287,10 +293,10 @@ public final class ClusterMirrorAgent {
     if (!missing.isEmpty()) {
       Log.LOG.error(
           "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
-          version.get(),
+          kafkaVersion,
           missing);
       return new DeferredHooks.NotInstalled(
-          "Kafka " + version.get() + " lacks methods the plugin hooks: " + missing);
+          "Kafka " + kafkaVersion + " lacks methods the plugin hooks: " + missing);
     }
     AgentBuilder builder =
         new AgentBuilder.Default()
@@ -318,7 +324,7 @@ public final class ClusterMirrorAgent {
                 });
     ClassFileTransformer byteBuddy =
         binding
-            .instrument(builder, new LiveConfiguration(binding, version.get(), agentSettings, cost))
+            .instrument(builder, new LiveConfiguration(binding, kafkaVersion, agentSettings, cost))
             .makeRaw();
     java.util.Map<String, DeferredHooks.Prebuilt> prebuilt = new java.util.HashMap<>();
     for (String name : hooked) {
