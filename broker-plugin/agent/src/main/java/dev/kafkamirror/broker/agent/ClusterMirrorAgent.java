@@ -346,7 +346,10 @@ public final class ClusterMirrorAgent {
             "cluster mirror agent: ByteBuddy did not transform {} (see the error above); not"
                 + " instrumenting",
             name);
-        return new DeferredHooks.NotInstalled("ByteBuddy could not transform " + name);
+        return new DeferredHooks.NotInstalled(
+            "ByteBuddy could not transform "
+                + name
+                + " (its error is logged before this line; report it with the Kafka version)");
       }
       prebuilt.put(internal, new DeferredHooks.Prebuilt(original, transformed));
     }

@@ -174,10 +174,14 @@ final class DeferredHooks implements ClassFileTransformer {
     }
     return settle(
         new NotInstalled(
-            "the agent's preparation did not finish within "
+            "the agent's preparation (thread "
+                + (preparer == null ? "?" : preparer.getName())
+                + ") did not finish within "
                 + bound.toMillis()
                 + " ms of the broker loading "
-                + className.replace('/', '.')));
+                + className.replace('/', '.')
+                + "; if the machine was overloaded, restart the broker when it is less so, else"
+                + " report this with a thread dump"));
   }
 
   @Override
