@@ -137,22 +137,7 @@ public final class ClusterMirrorAgent {
         new DeferredHooks(
             hooked,
             PREPARATION_BOUND,
-            new DeferredHooks.Outcomes() {
-              @Override
-              public void notInstalled(DeferredHooks self, String reason) {
-                // The hook holds nothing back any more: take it out, so that the broker runs as
-                // stock Kafka (no class-file hook at all) if the guard lets it start.
-                instrumentation.removeTransformer(self);
-                guardOrHalt(reason, settingsForGuard(agentArgs));
-              }
-
-              @Override
-              public void allTransformed(DeferredHooks self) {
-                // Nothing left to transform: spare the broker the JVM's call into the hook for
-                // every class it loads from now on.
-                instrumentation.removeTransformer(self);
-              }
-            },
+            outcomes(instrumentation, reason -> guardOrHalt(reason, settingsForGuard(agentArgs))),
             cost);
     instrumentation.addTransformer(hooks, false);
     Thread preparation =
@@ -170,6 +155,32 @@ public final class ClusterMirrorAgent {
     }
     cost.premainDone(System.nanoTime() - started);
     return null;
+  }
+
+  /**
+   * What the hook does at its outcome: when the agent does not install, {@code guard} (the start-up
+   * guard, which may end the JVM) and then, if the broker may start stock, the hook taken out; when
+   * every hooked class is transformed, the hook taken out.
+   */
+  static DeferredHooks.Outcomes outcomes(
+      Instrumentation instrumentation, java.util.function.Consumer<String> guard) {
+    return new DeferredHooks.Outcomes() {
+      @Override
+      public void notInstalled(DeferredHooks self, String reason) {
+        guard.accept(reason);
+        // The guard let the broker start stock: take the hook out, so that it runs with no
+        // class-file hook at all. Only now: until the guard has decided, the hook holds back
+        // every hooked class.
+        instrumentation.removeTransformer(self);
+      }
+
+      @Override
+      public void allTransformed(DeferredHooks self) {
+        // Nothing left to transform: spare the broker the JVM's call into the hook for every
+        // class it loads from now on.
+        instrumentation.removeTransformer(self);
+      }
+    };
   }
 
   /** The background preparation: settles {@code hooks} with its result. Never throws. */

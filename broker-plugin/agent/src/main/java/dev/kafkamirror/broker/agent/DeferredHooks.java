@@ -54,6 +54,8 @@ final class DeferredHooks implements ClassFileTransformer {
     /**
      * The agent does not install; {@code reason} says why. Runs exactly once, before any hooked
      * class loads, on the thread that settled the outcome; may end the JVM ({@link StartupGuard}).
+     * The hook must stay registered with the JVM until this has decided: a hooked class loaded
+     * meanwhile waits in it.
      */
     void notInstalled(DeferredHooks hooks, String reason);
 

@@ -65,6 +65,41 @@ class AgentPreparationTest {
 
   private final StartupCost cost = new StartupCost(Set.of("a/B"));
 
+  /** An Instrumentation that records the transformers taken out. */
+  private static Instrumentation recordingRemovals(List<Object> removed) {
+    return (Instrumentation)
+        Proxy.newProxyInstance(
+            AgentPreparationTest.class.getClassLoader(),
+            new Class<?>[] {Instrumentation.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("removeTransformer")) {
+                removed.add(args[0]);
+                return true;
+              }
+              throw new AssertionError("unexpected call " + method.getName());
+            });
+  }
+
+  @Test
+  void whenTheAgentDoesNotInstallTheHookStaysUntilTheGuardHasDecided() {
+    // Given the hook's outcomes on a JVM, with a guard that notes whether the hook is still there
+    List<Object> removed = new java.util.ArrayList<>();
+    List<Boolean> hookInPlaceDuringGuard = new java.util.ArrayList<>();
+    DeferredHooks.Outcomes outcomes =
+        ClusterMirrorAgent.outcomes(
+            recordingRemovals(removed), reason -> hookInPlaceDuringGuard.add(removed.isEmpty()));
+    DeferredHooks hooks =
+        new DeferredHooks(Set.of("a.B"), java.time.Duration.ofMinutes(2), outcomes, cost);
+
+    // When the preparation fails
+    hooks.settle(new DeferredHooks.NotInstalled("Kafka 4.4.9 lacks methods the plugin hooks"));
+
+    // Then the guard ran while the hook still held back the hooked classes, and the hook was taken
+    // out only after the guard let the broker start stock
+    assertThat(hookInPlaceDuringGuard).containsExactly(true);
+    assertThat(removed).containsExactly(hooks);
+  }
+
   @Test
   void aHookTargetMissingFromTheBrokersClassesIsNotInstalledNamingTheTarget() {
     // Given Kafka classes that lack a hooked method
