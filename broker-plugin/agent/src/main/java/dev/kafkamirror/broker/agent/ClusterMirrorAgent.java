@@ -4,7 +4,11 @@ import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 
 import dev.kafkamirror.broker.agent.control.ControlEndpoint;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -15,16 +19,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code -javaagent} entry point.
  *
- * <p>Order, each step a reason to stop and leave the broker exactly as stock Kafka:
+ * <p>{@code premain} does only what the broker's main thread must wait for, each step a reason to
+ * stop and leave the broker exactly as stock Kafka: it finds the Kafka version on the broker's
+ * classpath and checks it against the declared supported versions (two small resources, no class
+ * loaded), finds the Kafka binding, installs the class-file hook ({@link DeferredHooks}) that holds
+ * back the hooked classes, and starts the preparation on a daemon thread, in parallel with Kafka's
+ * start. The preparation, each step again a reason to stop:
  *
  * <ol>
- *   <li>find the Kafka version on the broker's classpath and check it against the declared
- *       supported versions;
  *   <li>read the agent arguments ({@code -javaagent:agent.jar=key=value,...});
+ *   <li>check that no hooked class was loaded before the agent started;
  *   <li>check that every method and field the advice relies on exists with the exact expected
  *       signature, without loading any Kafka class;
- *   <li>install every transformation.
+ *   <li>build every transformation, and apply it ahead of time to the hooked classes' bytes as the
+ *       broker's classpath holds them (a hooked class that loads with those bytes then takes the
+ *       result as it is).
  * </ol>
+ *
+ * <p>A hooked class that the broker loads before the preparation is done waits for it (at most
+ * {@link #PREPARATION_BOUND}); a preparation that fails or does not finish in time leaves every
+ * hooked class untransformed, exactly as when the agent cannot install.
  *
  * <p>Then, when the broker has built its configuration ({@link KafkaBinding.BrokerConfigListener},
  * before any partition's log is loaded or any request served): read the plugin's settings from it
@@ -43,7 +57,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterMirrorAgent {
 
-  private static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  /**
+   * How long a hooked class's load waits for the background preparation before the agent gives up
+   * installing (then {@link StartupGuard} decides). Generous: the preparation takes about a second
+   * on an idle machine, and waiting costs nothing while it progresses; the bound only keeps a
+   * preparation that hangs from holding the broker's start forever.
+   */
+  static final Duration PREPARATION_BOUND = Duration.ofMinutes(2);
+
+  /** The logger, created at first use: {@code premain} must not initialize the broker's logging. */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  }
+
   private static volatile ControlEndpoint endpoint;
 
   private ClusterMirrorAgent() {}
@@ -52,9 +78,9 @@ public final class ClusterMirrorAgent {
     long started = System.nanoTime();
     String notInstalled;
     try {
-      notInstalled = install(agentArgs, instrumentation, started);
+      notInstalled = startPreparation(agentArgs, instrumentation, started);
     } catch (Throwable t) {
-      LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
+      Log.LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
       notInstalled = "an error while installing: " + t;
     }
     if (notInstalled != null) {
@@ -63,40 +89,25 @@ public final class ClusterMirrorAgent {
     }
   }
 
-  /** The broker's settings and the agent arguments, as far as they can be read. */
-  private static java.util.Map<String, String> settingsForGuard(String agentArgs) {
-    java.util.Map<String, String> settings = new java.util.HashMap<>();
-    try {
-      settings.putAll(PluginConfig.brokerSettings(System.getProperty("sun.java.command")));
-    } catch (RuntimeException e) {
-      LOG.error("cluster mirror agent: cannot read the broker's settings: {}", e.toString());
-    }
-    try {
-      settings.putAll(PluginConfig.parseAgentArgs(agentArgs));
-    } catch (RuntimeException e) {
-      LOG.error("cluster mirror agent: cannot read the agent arguments: {}", e.toString());
-    }
-    return settings;
-  }
-
   /**
-   * Installs the agent.
+   * Installs {@link DeferredHooks} and starts the preparation on a daemon thread.
    *
-   * @return null when installed, else why not (the broker then starts unmodified, unless {@link
-   *     StartupGuard} refuses)
+   * @return null when started, else why the agent does not install (the broker then starts
+   *     unmodified, unless {@link StartupGuard} refuses)
    */
-  static String install(String agentArgs, Instrumentation instrumentation, long started) {
+  private static String startPreparation(
+      String agentArgs, Instrumentation instrumentation, long started) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
     SupportedKafkaVersions supported = SupportedKafkaVersions.declared();
     Optional<String> version = SupportedKafkaVersions.kafkaVersionOn(app);
     if (version.isEmpty()) {
-      LOG.error(
+      Log.LOG.error(
           "cluster mirror agent: no Kafka version found on the classpath ({} missing); not instrumenting",
           SupportedKafkaVersions.KAFKA_VERSION_RESOURCE);
       return "no Kafka version found on the classpath";
     }
     if (!supported.supports(version.get())) {
-      LOG.error(
+      Log.LOG.error(
           "cluster mirror agent: Kafka {} is not a supported version (supported: {}); not instrumenting, the"
               + " broker runs unmodified and MIRROR_PID_RESET barriers are NOT applied",
           version.get(),
@@ -109,41 +120,205 @@ public final class ClusterMirrorAgent {
     }
     Optional<KafkaBinding> found = KafkaBinding.load();
     if (found.isEmpty()) {
-      LOG.error(
+      Log.LOG.error(
           "cluster mirror agent: the agent jar has no {} for Kafka {}; not instrumenting",
           KafkaBinding.class.getName(),
           version.get());
       return "the agent jar has no " + KafkaBinding.class.getName() + " for Kafka " + version.get();
     }
     KafkaBinding binding = found.get();
-    java.util.Map<String, String> agentSettings = PluginConfig.parseAgentArgs(agentArgs);
-    List<String> missing = binding.missingTargets(TypePool.Default.of(app));
-    if (!missing.isEmpty()) {
-      LOG.error(
-          "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
-          version.get(),
-          missing);
-      return "Kafka " + version.get() + " lacks methods the plugin hooks: " + missing;
-    }
     java.util.Set<String> hooked = binding.hookedTypes();
     StartupCost cost =
         new StartupCost(
             hooked.stream()
                 .map(n -> n.replace('.', '/'))
                 .collect(java.util.stream.Collectors.toUnmodifiableSet()));
+    DeferredHooks hooks =
+        new DeferredHooks(
+            hooked,
+            PREPARATION_BOUND,
+            outcomes(instrumentation, reason -> guardOrHalt(reason, settingsForGuard(agentArgs))),
+            cost);
+    instrumentation.addTransformer(hooks, false);
+    Thread preparation =
+        new Thread(
+            () -> prepare(agentArgs, instrumentation, binding, version.get(), hooks, cost),
+            "cluster-mirror-agent-preparation");
+    preparation.setDaemon(true);
+    hooks.preparedBy(preparation);
+    try {
+      preparation.start();
+    } catch (Throwable t) {
+      hooks.settle(
+          new DeferredHooks.NotInstalled("the agent's preparation thread cannot start: " + t));
+      return null;
+    }
+    cost.premainDone(System.nanoTime() - started);
+    return null;
+  }
+
+  /**
+   * What the hook does at its outcome: when the agent does not install, {@code guard} (the start-up
+   * guard, which may end the JVM) and then, if the broker may start stock, the hook taken out; when
+   * every hooked class is transformed, the hook taken out.
+   */
+  static DeferredHooks.Outcomes outcomes(
+      Instrumentation instrumentation, java.util.function.Consumer<String> guard) {
+    return new DeferredHooks.Outcomes() {
+      @Override
+      public void notInstalled(DeferredHooks self, String reason) {
+        guard.accept(reason);
+        // The guard let the broker start stock: take the hook out, so that it runs with no
+        // class-file hook at all. Only now: until the guard has decided, the hook holds back
+        // every hooked class.
+        instrumentation.removeTransformer(self);
+      }
+
+      @Override
+      public void allTransformed(DeferredHooks self) {
+        // Nothing left to transform: spare the broker the JVM's call into the hook for every
+        // class it loads from now on.
+        instrumentation.removeTransformer(self);
+      }
+    };
+  }
+
+  /** The background preparation: settles {@code hooks} with its result. Never throws. */
+  private static void prepare(
+      String agentArgs,
+      Instrumentation instrumentation,
+      KafkaBinding binding,
+      String kafkaVersion,
+      DeferredHooks hooks,
+      StartupCost cost) {
+    long started = System.nanoTime();
+    DeferredHooks.Outcome result;
+    try {
+      result = prepareTransformations(agentArgs, instrumentation, binding, kafkaVersion, cost);
+    } catch (Throwable t) {
+      Log.LOG.error("cluster mirror agent: not instrumenting this broker because of an error", t);
+      result = new DeferredHooks.NotInstalled("an error while installing: " + t);
+    }
+    long nanos = System.nanoTime() - started;
+    cost.preparedInBackground(nanos);
+    DeferredHooks.Outcome settled = hooks.settle(result);
+    if (settled != result) {
+      Log.LOG.error(
+          "cluster mirror agent: the preparation finished after {} ms, too late: {}; not"
+              + " instrumenting",
+          nanos / 1_000_000,
+          ((DeferredHooks.NotInstalled) settled).reason());
+    } else if (settled instanceof DeferredHooks.Installed) {
+      Log.LOG.info(
+          "cluster mirror agent: prepared the transformations in {} ms, in parallel with the"
+              + " broker's start; the plugin's settings are read from the broker's configuration"
+              + " when the broker has built it",
+          nanos / 1_000_000);
+    }
+  }
+
+  /** The broker's settings and the agent arguments, as far as they can be read. */
+  private static java.util.Map<String, String> settingsForGuard(String agentArgs) {
+    java.util.Map<String, String> settings = new java.util.HashMap<>();
+    try {
+      settings.putAll(PluginConfig.brokerSettings(System.getProperty("sun.java.command")));
+    } catch (RuntimeException e) {
+      Log.LOG.error("cluster mirror agent: cannot read the broker's settings: {}", e.toString());
+    }
+    try {
+      settings.putAll(PluginConfig.parseAgentArgs(agentArgs));
+    } catch (RuntimeException e) {
+      Log.LOG.error("cluster mirror agent: cannot read the agent arguments: {}", e.toString());
+    }
+    return settings;
+  }
+
+  /**
+   * {@link StartupGuard#refuseOrContinue} from inside the broker's start (halting, not exiting); if
+   * the guard itself fails it cannot tell whether the broker holds mirror partitions, so the JVM
+   * halts unless the documented override is set.
+   */
+  private static void guardOrHalt(String reason, java.util.Map<String, String> settings) {
+    try {
+      StartupGuard.refuseOrContinue(reason, settings, true);
+    } catch (Throwable t) {
+      if ("true"
+          .equalsIgnoreCase(
+              settings.getOrDefault(PluginConfig.ALLOW_UNPROTECTED_START, "").trim())) {
+        Log.LOG.error(
+            "cluster mirror agent: the start-up guard failed ({}); starting UNPROTECTED because"
+                + " {}=true",
+            t.toString(),
+            PluginConfig.ALLOW_UNPROTECTED_START);
+        return;
+      }
+      String refusal =
+          "cluster mirror agent: REFUSING TO START this broker: "
+              + reason
+              + ", and the start-up guard failed ("
+              + t
+              + ") so it cannot tell whether this broker holds mirror partitions; fix the"
+              + " cause, or set "
+              + PluginConfig.ALLOW_UNPROTECTED_START
+              + "=true to start unprotected";
+      Log.LOG.error(refusal);
+      System.err.println(refusal);
+      System.err.flush();
+      System.out.flush();
+      Runtime.getRuntime().halt(StartupGuard.EXIT_STATUS);
+    }
+  }
+
+  /**
+   * Prepares the agent: the checks, then the transformations, built and applied ahead of time.
+   *
+   * @return {@link DeferredHooks.Installed} when installable, else {@link
+   *     DeferredHooks.NotInstalled} with why not (the broker then starts unmodified, unless {@link
+   *     StartupGuard} refuses)
+   */
+  static DeferredHooks.Outcome prepareTransformations(
+      String agentArgs,
+      Instrumentation instrumentation,
+      KafkaBinding binding,
+      String kafkaVersion,
+      StartupCost cost) {
+    ClassLoader app = ClassLoader.getSystemClassLoader();
+    java.util.Map<String, String> agentSettings = PluginConfig.parseAgentArgs(agentArgs);
+    java.util.Set<String> hooked = binding.hookedTypes();
+    List<String> loadedEarly =
+        java.util.Arrays.stream(instrumentation.getAllLoadedClasses())
+            .map(Class::getName)
+            .filter(hooked::contains)
+            .sorted()
+            .toList();
+    if (!loadedEarly.isEmpty()) {
+      Log.LOG.error(
+          "cluster mirror agent: {} loaded before the agent started (another -javaagent before"
+              + " this one?); not instrumenting: list this agent's -javaagent first",
+          loadedEarly);
+      return new DeferredHooks.NotInstalled(
+          loadedEarly + " loaded before the agent started; list this agent's -javaagent first");
+    }
+    TypePool pool = TypePool.Default.of(app);
+    List<String> missing = binding.missingTargets(pool);
+    if (!missing.isEmpty()) {
+      Log.LOG.error(
+          "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
+          kafkaVersion,
+          missing);
+      return new DeferredHooks.NotInstalled(
+          "Kafka " + kafkaVersion + " lacks methods the plugin hooks: " + missing);
+    }
     AgentBuilder builder =
         new AgentBuilder.Default()
             .disableClassFormatChanges()
             // Only the hooked classes by name, which needs no parsing of the class file (the
-            // default
-            // also asks whether a class is synthetic); with HookedTypesOnly below, ByteBuddy never
-            // sees another class loaded after premain, and this matcher keeps it from describing
-            // more than the names of the classes already loaded when it installs.
+            // default also asks whether a class is synthetic); DeferredHooks hands ByteBuddy no
+            // other class anyway.
             .ignore(not(namedOneOf(hooked.toArray(String[]::new))))
-            .with(
-                (AgentBuilder.TransformerDecorator)
-                    transformer -> new HookedTypesOnly(transformer, hooked, cost))
-            .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+            // Nothing is loaded yet that needs retransforming (checked above), and the
+            // transformer is never registered with the JVM itself (DeferredHooks calls it).
+            .with(AgentBuilder.RedefinitionStrategy.DISABLED)
             .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
             .with(
                 new AgentBuilder.Listener.Adapter() {
@@ -154,30 +329,55 @@ public final class ClusterMirrorAgent {
                       net.bytebuddy.utility.JavaModule module,
                       boolean loaded,
                       Throwable throwable) {
-                    LOG.error("cluster mirror agent: could not instrument {}", typeName, throwable);
-                  }
-
-                  @Override
-                  public void onTransformation(
-                      net.bytebuddy.description.type.TypeDescription typeDescription,
-                      ClassLoader classLoader,
-                      net.bytebuddy.utility.JavaModule module,
-                      boolean loaded,
-                      net.bytebuddy.dynamic.DynamicType dynamicType) {
-                    LOG.info("cluster mirror agent: instrumented {}", typeDescription.getName());
+                    Log.LOG.error(
+                        "cluster mirror agent: could not instrument {}", typeName, throwable);
                   }
                 });
-    binding
-        .instrument(builder, new LiveConfiguration(binding, version.get(), agentSettings, cost))
-        .installOn(instrumentation);
-    long premainNanos = System.nanoTime() - started;
-    LOG.info(
-        "cluster mirror agent: installed on Kafka {} in {} ms; the plugin's settings are read from"
-            + " the broker's configuration when the broker has built it",
-        version.get(),
-        premainNanos / 1_000_000);
-    cost.premainDone(premainNanos);
-    return null;
+    ClassFileTransformer byteBuddy =
+        binding
+            .instrument(builder, new LiveConfiguration(binding, kafkaVersion, agentSettings, cost))
+            .makeRaw();
+    java.util.Map<String, DeferredHooks.Prebuilt> prebuilt = new java.util.HashMap<>();
+    for (String name : hooked) {
+      String internal = name.replace('.', '/');
+      byte[] original = classBytes(app, internal);
+      if (original == null) {
+        return new DeferredHooks.NotInstalled(
+            name + " has no class file on the broker's classpath");
+      }
+      byte[] transformed;
+      try {
+        transformed =
+            byteBuddy.transform(app.getUnnamedModule(), app, internal, null, null, original);
+      } catch (java.lang.instrument.IllegalClassFormatException e) {
+        transformed = null;
+      }
+      if (transformed == null) {
+        Log.LOG.error(
+            "cluster mirror agent: ByteBuddy did not transform {} (see the error above); not"
+                + " instrumenting",
+            name);
+        return new DeferredHooks.NotInstalled(
+            "ByteBuddy could not transform "
+                + name
+                + " (its error is logged before this line; report it with the Kafka version)");
+      }
+      prebuilt.put(internal, new DeferredHooks.Prebuilt(original, transformed));
+    }
+    return new DeferredHooks.Installed(byteBuddy, app, java.util.Map.copyOf(prebuilt));
+  }
+
+  /** The class file {@code loader} holds for {@code internalName}, or null. */
+  private static byte[] classBytes(ClassLoader loader, String internalName) {
+    try (InputStream in = loader.getResourceAsStream(internalName + ".class")) {
+      return in == null ? null : in.readAllBytes();
+    } catch (IOException e) {
+      Log.LOG.error(
+          "cluster mirror agent: cannot read the class file of {}: {}",
+          internalName.replace('/', '.'),
+          e.toString());
+      return null;
+    }
   }
 
   /**
@@ -235,7 +435,7 @@ public final class ClusterMirrorAgent {
                       + " dynamic broker config change when the broker has started")
               : DynamicSettings.refusal(
                   proposed, atStart, agentSettings.keySet(), brokerId(atStart));
-      refusal.ifPresent(why -> LOG.error("cluster mirror agent: {}", why));
+      refusal.ifPresent(why -> Log.LOG.error("cluster mirror agent: {}", why));
       return refusal;
     }
 
@@ -257,7 +457,7 @@ public final class ClusterMirrorAgent {
             dev.kafkamirror.broker.agent.control.SourceSettingsPolicy.from(settings));
       }
       live = now;
-      LOG.info(
+      Log.LOG.info(
           "cluster mirror agent: dynamic broker config applied, live settings now {}{}",
           new java.util.TreeMap<>(now),
           current == null ? " (no control endpoint on this broker)" : "");
@@ -291,7 +491,7 @@ public final class ClusterMirrorAgent {
       try {
         binding.configure(config);
         binding.start(config);
-        LOG.info(
+        Log.LOG.info(
             "cluster mirror agent: settings read from the broker's configuration on Kafka {};"
                 + " MIRROR_PID_RESET rule {}",
             kafkaVersion,
@@ -300,7 +500,7 @@ public final class ClusterMirrorAgent {
                 : "DISABLED (stock behaviour, " + PluginConfig.BARRIER_RULE_ENABLE + "=false)");
         startEndpoint(config);
       } catch (RuntimeException | LinkageError e) {
-        LOG.error("cluster mirror agent: cannot apply the plugin's settings", e);
+        Log.LOG.error("cluster mirror agent: cannot apply the plugin's settings", e);
         refuse("an error while applying the plugin's settings: " + e, settings);
       }
     }
@@ -311,7 +511,7 @@ public final class ClusterMirrorAgent {
       try {
         settings.putAll(PluginConfig.brokerSettings(System.getProperty("sun.java.command")));
       } catch (RuntimeException e) {
-        LOG.error("cluster mirror agent: cannot read the broker's settings: {}", e.toString());
+        Log.LOG.error("cluster mirror agent: cannot read the broker's settings: {}", e.toString());
       }
       settings.putAll(agentSettings);
       refuse(reason, settings);
@@ -322,40 +522,11 @@ public final class ClusterMirrorAgent {
      * mirror partitions does not start.
      */
     private static void refuse(String reason, java.util.Map<String, String> settings) {
-      LOG.error(
+      Log.LOG.error(
           "cluster mirror agent: {}; this broker serves NO mirror operation (no control endpoint)"
               + " until the setting is fixed and the broker restarted",
           reason);
-      try {
-        StartupGuard.refuseOrContinue(reason, settings, true);
-      } catch (Throwable t) {
-        // The guard could not tell whether this broker holds mirror partitions: refuse, unless
-        // the documented override is set.
-        if ("true"
-            .equalsIgnoreCase(
-                settings.getOrDefault(PluginConfig.ALLOW_UNPROTECTED_START, "").trim())) {
-          LOG.error(
-              "cluster mirror agent: the start-up guard failed ({}); starting UNPROTECTED because"
-                  + " {}=true",
-              t.toString(),
-              PluginConfig.ALLOW_UNPROTECTED_START);
-          return;
-        }
-        String refusal =
-            "cluster mirror agent: REFUSING TO START this broker: "
-                + reason
-                + ", and the start-up guard failed ("
-                + t
-                + ") so it cannot tell whether this broker holds mirror partitions; fix the"
-                + " cause, or set "
-                + PluginConfig.ALLOW_UNPROTECTED_START
-                + "=true to start unprotected";
-        LOG.error(refusal);
-        System.err.println(refusal);
-        System.err.flush();
-        System.out.flush();
-        Runtime.getRuntime().halt(StartupGuard.EXIT_STATUS);
-      }
+      guardOrHalt(reason, settings);
     }
 
     private void startEndpoint(PluginConfig config) {
@@ -366,7 +537,7 @@ public final class ClusterMirrorAgent {
                 try {
                   endpoint = ControlEndpoint.start(config, binding.partitionControl());
                 } catch (Exception e) {
-                  LOG.error(
+                  Log.LOG.error(
                       "cluster mirror agent: control endpoint {} could not start; the barrier rule"
                           + " stays installed",
                       listener,

@@ -15,11 +15,13 @@ import net.bytebuddy.pool.TypePool;
  * implementation the agent finds with {@link java.util.ServiceLoader} ({@code
  * META-INF/services/dev.kafkamirror.broker.agent.KafkaBinding}).
  *
- * <p>{@link ClusterMirrorAgent#install} calls {@link #missingTargets} and {@link #instrument} on
- * the thread that runs {@code premain}; neither loads a Kafka class. The binding then tells its
- * {@link BrokerConfigListener} once, when the broker has built its live configuration, and the
- * agent calls {@link #configure}, {@link #start} and {@link #partitionControl} from there, in that
- * order.
+ * <p>{@code premain} asks only {@link #hookedTypes}, which must load neither ByteBuddy nor the
+ * broker's logging (the binding's class and constructor run on the broker's main thread); {@link
+ * ClusterMirrorAgent#prepareTransformations} then calls {@link #missingTargets} and {@link
+ * #instrument} on the agent's background thread; neither loads a Kafka class. The binding then
+ * tells its {@link BrokerConfigListener} once, when the broker has built its live configuration,
+ * and the agent calls {@link #configure}, {@link #start} and {@link #partitionControl} from there,
+ * in that order.
  */
 public interface KafkaBinding {
 
@@ -84,8 +86,9 @@ public interface KafkaBinding {
   /**
    * The binary names of every class {@link #instrument} transforms. The agent hands the JVM's
    * class-file hook only these and skips every other class the broker loads without describing it
-   * (see {@code HookedTypesOnly}). A class missing here would never be transformed, so {@code
-   * Kafka44InstrumentationTest} checks that this set covers every target.
+   * (see {@code DeferredHooks}). A class missing here would never be transformed, so {@code
+   * Kafka44InstrumentationTest} checks that this set covers every target. Called in {@code
+   * premain}: must not build ByteBuddy matchers.
    */
   java.util.Set<String> hookedTypes();
 

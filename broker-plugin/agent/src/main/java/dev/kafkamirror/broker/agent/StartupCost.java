@@ -11,23 +11,32 @@ import org.slf4j.LoggerFactory;
 /**
  * What the agent itself costs the broker's start-up, measured where it happens and logged once as
  * {@code cluster mirror agent: start-up cost N ms (...)}, when every hooked class is transformed
- * and the plugin's settings are applied: the {@code premain} (version check, hook check,
- * installation), the transformation of the hooked classes when the broker loads them, and the
- * application of the plugin's settings inside the broker's start-up (registry reload, control
- * endpoint). Not included: the JVM's own cost of calling a class-file hook for every class, which
- * only a comparison with a stock broker shows (docs/benchmarks.md).
+ * and the plugin's settings are applied. N counts what the broker's own threads spend: the {@code
+ * premain} (installing the class-file hook, starting the preparation), the hooked classes' loads
+ * (waiting for the preparation, if it is not done yet, and transforming), and the application of
+ * the plugin's settings inside the broker's start-up (registry reload, control endpoint). The
+ * background preparation (version check, hook check, building the transformations, see {@link
+ * DeferredHooks}) is logged beside it: it runs in parallel with the broker's start and costs its
+ * threads only what they wait for it. Not included: the JVM's own cost of calling a class-file hook
+ * for every class, which only a comparison with a stock broker shows (docs/benchmarks.md).
  *
- * <p>Thread-safe: the parts are reported from {@code premain}, from whichever thread loads a hooked
- * class, and from the broker's start-up thread; the line is logged by the last of them.
+ * <p>Thread-safe: the parts are reported from {@code premain}, from the preparation's thread, from
+ * whichever thread loads a hooked class, and from the broker's start-up thread; the line is logged
+ * by the last of them.
  */
 final class StartupCost {
 
-  private static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  /** The logger, created at first use: {@code premain} must not initialize the broker's logging. */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  }
 
   private final Set<String> hookedTypes;
   private final Set<String> transformed = ConcurrentHashMap.newKeySet();
   private final AtomicLong premainNanos = new AtomicLong(-1);
   private final AtomicLong transformNanos = new AtomicLong();
+  private final AtomicLong waitNanos = new AtomicLong();
+  private final AtomicLong preparationNanos = new AtomicLong(-1);
   private final AtomicLong settingsNanos = new AtomicLong(-1);
   private final AtomicBoolean logged = new AtomicBoolean();
 
@@ -43,8 +52,19 @@ final class StartupCost {
     logWhenComplete();
   }
 
-  void hookedTypeSeen(String internalName, boolean wasTransformed, long nanos) {
+  /** The background preparation took {@code nanos}, off the broker's threads. */
+  void preparedInBackground(long nanos) {
+    preparationNanos.set(nanos);
+    logWhenComplete();
+  }
+
+  /**
+   * A hooked class was handed to the agent and took {@code nanos} on the thread that loads it, of
+   * which {@code waitedNanos} waiting for the background preparation.
+   */
+  void hookedTypeSeen(String internalName, boolean wasTransformed, long nanos, long waitedNanos) {
     transformNanos.addAndGet(nanos);
+    waitNanos.addAndGet(waitedNanos);
     if (wasTransformed) {
       transformed.add(internalName);
     }
@@ -59,14 +79,15 @@ final class StartupCost {
   private void logWhenComplete() {
     summary()
         .filter(line -> logged.compareAndSet(false, true))
-        .ifPresent(line -> LOG.info("cluster mirror agent: {}", line));
+        .ifPresent(line -> Log.LOG.info("cluster mirror agent: {}", line));
   }
 
   /** The start-up cost line once every part is in, else empty. */
   Optional<String> summary() {
     long premain = premainNanos.get();
     long settings = settingsNanos.get();
-    if (premain < 0 || settings < 0 || !transformed.containsAll(hookedTypes)) {
+    long preparation = preparationNanos.get();
+    if (premain < 0 || settings < 0 || preparation < 0 || !transformed.containsAll(hookedTypes)) {
       return Optional.empty();
     }
     long transform = transformNanos.get();
@@ -79,9 +100,13 @@ final class StartupCost {
             + hookedTypes.size()
             + " hooked classes "
             + millis(transform)
+            + " ms, of which waiting for the background preparation "
+            + millis(waitNanos.get())
             + " ms, applying the plugin's settings "
             + millis(settings)
-            + " ms)");
+            + " ms; the background preparation "
+            + millis(preparation)
+            + " ms, in parallel with the broker's start)");
   }
 
   private static long millis(long nanos) {

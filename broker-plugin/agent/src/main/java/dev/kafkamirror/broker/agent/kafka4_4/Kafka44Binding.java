@@ -19,12 +19,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kafka 4.4 side of {@link KafkaBinding}: the composition root of everything written against
- * Kafka 4.4's internals. Found by {@link java.util.ServiceLoader}; called once, on the thread that
- * runs {@code premain}.
+ * Kafka 4.4's internals. Found by {@link java.util.ServiceLoader} in {@code premain}, which asks
+ * only {@link #hookedTypes}; the agent's background preparation then calls {@link #missingTargets}
+ * and {@link #instrument}.
  */
 public final class Kafka44Binding implements KafkaBinding {
 
-  private static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  /**
+   * The logger, created at first use: {@code premain} instantiates this binding and must not
+   * initialize the broker's logging on the broker's main thread.
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger("dev.kafkamirror.broker.agent");
+  }
 
   /** For {@link java.util.ServiceLoader}. */
   public Kafka44Binding() {}
@@ -51,13 +58,13 @@ public final class Kafka44Binding implements KafkaBinding {
     }
     boolean broker = config.raw().getOrDefault("process.roles", "broker").contains("broker");
     if (key.isEmpty() && broker) {
-      LOG.error(
+      Log.LOG.error(
           "cluster mirror agent: {}; this broker writes no stop state and trusts none of {}",
           reason,
           config.stateTopic());
     } else if (key.isEmpty()) {
       // A controller-only node hosts no partitions: it neither writes nor reads the stop state.
-      LOG.info("cluster mirror agent: no stop-state secret on this controller-only node");
+      Log.LOG.info("cluster mirror agent: no stop-state secret on this controller-only node");
     }
     StateRecordAuth.configure(config.stateTopic(), key.map(StateRecordAuth::withKey), reason);
   }
@@ -100,7 +107,7 @@ public final class Kafka44Binding implements KafkaBinding {
   private static void restoreMirrorRegistry(PluginConfig config) {
     String dirs = config.raw().getOrDefault("log.dirs", config.raw().get("log.dir"));
     if (dirs == null || dirs.isBlank()) {
-      LOG.warn(
+      Log.LOG.warn(
           "cluster mirror agent: no log.dirs in the broker config; mirror registrations are not persisted");
       return;
     }
@@ -108,12 +115,12 @@ public final class Kafka44Binding implements KafkaBinding {
     try {
       int restored = MirrorRegistry.instance().restoreFrom(first);
       if (restored < 0) {
-        LOG.error(
+        Log.LOG.error(
             "cluster mirror agent: {}; refusing client writes to every partition until the"
                 + " cluster's mirror membership is read, then serving from it",
             ClusterMembership.registryUnreadable().orElse("the mirror registry is unreadable"));
       } else {
-        LOG.info(
+        Log.LOG.info(
             "cluster mirror agent: restored {} mirror partition registrations from {}",
             restored,
             first);
@@ -124,7 +131,7 @@ public final class Kafka44Binding implements KafkaBinding {
         StopStateStore.get();
       }
     } catch (RuntimeException | StopStateUnavailableException e) {
-      LOG.error("cluster mirror agent: cannot restore mirror registrations from {}", first, e);
+      Log.LOG.error("cluster mirror agent: cannot restore mirror registrations from {}", first, e);
     }
   }
 }

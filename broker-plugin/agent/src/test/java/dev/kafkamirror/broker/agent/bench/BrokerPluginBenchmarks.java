@@ -43,7 +43,7 @@ public final class BrokerPluginBenchmarks {
       Pattern.compile("records sent, ([0-9.]+) records/sec \\(([0-9.]+) MB/sec\\)");
 
   private static final Pattern AGENT_STARTUP =
-      Pattern.compile("cluster mirror agent: start-up cost (.+?) \\(");
+      Pattern.compile("cluster mirror agent: start-up cost (\\d+ ms \\([^)]*\\))");
 
   private BrokerPluginBenchmarks() {}
 

@@ -14,6 +14,14 @@ class Kafka44InstrumentationTest {
     for (Kafka44Instrumentation.Target target : Kafka44Instrumentation.targets()) {
       assertThat(Kafka44Instrumentation.hookedTypes()).contains(target.typeName());
     }
+    // And each of them has a target: the list is a constant, kept apart from the targets so that
+    // premain need not build ByteBuddy's matchers
+    assertThat(Kafka44Instrumentation.hookedTypes())
+        .containsExactlyInAnyOrderElementsOf(
+            Kafka44Instrumentation.targets().stream()
+                .map(Kafka44Instrumentation.Target::typeName)
+                .distinct()
+                .toList());
     assertThat(new Kafka44Binding().hookedTypes())
         .containsExactlyInAnyOrderElementsOf(Kafka44Instrumentation.hookedTypes());
   }
