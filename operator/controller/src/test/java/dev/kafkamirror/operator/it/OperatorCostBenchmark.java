@@ -64,9 +64,14 @@ class OperatorCostBenchmark {
       List.of(
           "-XX:MaxRAM=512m",
           "-XX:MaxRAMPercentage=75.0",
-          "-XX:InitialRAMPercentage=25.0",
+          "-XX:InitialRAMPercentage=5.0",
+          "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1",
           "-XX:+ExitOnOutOfMemoryError",
           "-XX:-UsePerfData");
+
+  /** The image's environment (operator/controller/pom.xml, Jib). */
+  private static final Map<String, String> IMAGE_ENVIRONMENT = Map.of("MALLOC_ARENA_MAX", "2");
 
   @Test
   void operatorCostWithIdleMirrors() throws Exception {
@@ -107,7 +112,7 @@ class OperatorCostBenchmark {
       }
       int metricsPort = FreePorts.pick(1).get(0);
       // More environment for the operator, e.g. -Dcmo.bench.extraEnv=MALLOC_ARENA_MAX=2
-      Map<String, String> operatorEnv = new java.util.LinkedHashMap<>();
+      Map<String, String> operatorEnv = new java.util.LinkedHashMap<>(IMAGE_ENVIRONMENT);
       operatorEnv.put("CMO_METRICS_PORT", Integer.toString(metricsPort));
       operatorEnv.put("CMO_LOG_LEVEL", "warn");
       for (String pair : System.getProperty("cmo.bench.extraEnv", "").split(",")) {
@@ -147,6 +152,10 @@ class OperatorCostBenchmark {
       long setupRssMaxKb = 0;
       long setupThreadsMax = 0;
       long lastSetupRow = 0;
+      // A dump while setting up too (the run may not settle at all): after this many seconds.
+      long setupDumpNanos =
+          TimeUnit.SECONDS.toNanos(Integer.getInteger("cmo.bench.setupDumpSeconds", 0));
+      boolean setupDumped = setupDumpNanos == 0;
       while (true) {
         assertThat(operator.isAlive()).as(operator.tail(40)).isTrue();
         long rssNowKb = rssKb(operator.pid());
@@ -161,6 +170,12 @@ class OperatorCostBenchmark {
                   rssNowKb / 1024.0,
                   threadsNow));
           lastSetupRow = System.nanoTime();
+        }
+        if (!setupDumped && System.nanoTime() - started >= setupDumpNanos) {
+          setupDumped = true;
+          Path setupDumps = Path.of("target", "operator-cost");
+          Files.createDirectories(setupDumps);
+          dumpJvm(operator.pid(), jvmFlags, setupDumps.resolve("setup"));
         }
         int settled = 0;
         long partitionsMirroring = 0;
