@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The operator runs as its own JVM with the image's JVM flags and the chart's default memory
  * limit as the JVM's idea of physical memory ({@code -XX:MaxRAM=512m}, {@code
- * MaxRAMPercentage=75}), so its heap is sized as in a pod. Source and destination are single nodes
+ * MaxRAMPercentage=60}), so its heap is sized as in a pod. Source and destination are single nodes
  * (RF 1) so that 10,000 partitions fit on this machine; the destination runs the plugin. Not part
  * of the suite (the name does not end in IT):
  *
@@ -63,7 +63,7 @@ class OperatorCostBenchmark {
   private static final List<String> IMAGE_JVM_FLAGS =
       List.of(
           "-XX:MaxRAM=512m",
-          "-XX:MaxRAMPercentage=75.0",
+          "-XX:MaxRAMPercentage=60.0",
           "-XX:InitialRAMPercentage=5.0",
           "-XX:+UseSerialGC",
           "-XX:TieredStopAtLevel=1",
