@@ -37,9 +37,9 @@ public record OperatorConfig(
 
   /**
    * Reconciles at once unless CMO_RECONCILE_THREADS says otherwise. The control calls to one broker
-   * go at most 4 at a time whatever the number of reconciles (ControlClient), and an idle
-   * ClusterMirror's reconcile is short: 10 keep up with 100 ClusterMirrors at the 30 s resync
-   * (docs/benchmarks.md), where JOSDK's 50 cost 40 more idle threads.
+   * go at most 4 at a time whatever the number of reconciles (ControlClient), so more reconciles
+   * mostly wait there: at 100 ClusterMirrors x 100 partitions, JOSDK's 50 reconciled 9 % more often
+   * than 10 and cost 40 more threads, about 10 MiB of RSS (docs/benchmarks.md).
    */
   public static final int DEFAULT_RECONCILE_THREADS = 10;
 
