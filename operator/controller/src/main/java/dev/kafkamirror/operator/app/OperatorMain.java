@@ -108,24 +108,7 @@ public final class OperatorMain implements AutoCloseable {
                 metrics,
                 clock,
                 config.reconciler()));
-    Operator operator =
-        new Operator(
-            o -> {
-              o.withKubernetesClient(client)
-                  .withCloseClientOnStop(true)
-                  // JOSDK's reconcile metrics (operator_sdk_*), per ClusterMirror; a deleted
-                  // one's series are removed after the delay.
-                  .withMetrics(
-                      MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
-                          .withCleanUpDelayInSeconds(60)
-                          .withCleaningThreadNumber(1)
-                          .build());
-              if (config.leaseNamespace() != null) {
-                o.withLeaderElectionConfiguration(
-                    new LeaderElectionConfiguration(
-                        config.leaseName(), config.leaseNamespace(), config.identity()));
-              }
-            });
+    Operator operator = newOperator(config, client, registry);
     operator.register(
         reconciler,
         o -> {
@@ -162,6 +145,33 @@ public final class OperatorMain implements AutoCloseable {
         endpoints.metricsPort(),
         ClusterMirror.class.getSimpleName());
     return new OperatorMain(operator, reconciler, endpoints, executor);
+  }
+
+  /**
+   * The JOSDK operator, not started: on {@code client}, its reconcile metrics on {@code registry},
+   * {@code config}'s reconcile pool size and leader election.
+   */
+  static Operator newOperator(
+      OperatorConfig config, KubernetesClient client, PrometheusMeterRegistry registry) {
+    return new Operator(
+        o -> {
+          o.withKubernetesClient(client)
+              .withCloseClientOnStop(true)
+              // JOSDK's fixed pool starts every one of its threads and keeps them.
+              .withConcurrentReconciliationThreads(config.reconcileThreads())
+              // JOSDK's reconcile metrics (operator_sdk_*), per ClusterMirror; a deleted
+              // one's series are removed after the delay.
+              .withMetrics(
+                  MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
+                      .withCleanUpDelayInSeconds(60)
+                      .withCleaningThreadNumber(1)
+                      .build());
+          if (config.leaseNamespace() != null) {
+            o.withLeaderElectionConfiguration(
+                new LeaderElectionConfiguration(
+                    config.leaseName(), config.leaseNamespace(), config.identity()));
+          }
+        });
   }
 
   public int healthPort() {

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The operator runs as its own JVM with the image's JVM flags and the chart's default memory
  * limit as the JVM's idea of physical memory ({@code -XX:MaxRAM=512m}, {@code
- * MaxRAMPercentage=75}), so its heap is sized as in a pod. Source and destination are single nodes
+ * MaxRAMPercentage=60}), so its heap is sized as in a pod. Source and destination are single nodes
  * (RF 1) so that 10,000 partitions fit on this machine; the destination runs the plugin. Not part
  * of the suite (the name does not end in IT):
  *
@@ -63,10 +63,15 @@ class OperatorCostBenchmark {
   private static final List<String> IMAGE_JVM_FLAGS =
       List.of(
           "-XX:MaxRAM=512m",
-          "-XX:MaxRAMPercentage=75.0",
-          "-XX:InitialRAMPercentage=25.0",
+          "-XX:MaxRAMPercentage=60.0",
+          "-XX:InitialRAMPercentage=5.0",
+          "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1",
           "-XX:+ExitOnOutOfMemoryError",
           "-XX:-UsePerfData");
+
+  /** The image's environment (operator/controller/pom.xml, Jib). */
+  private static final Map<String, String> IMAGE_ENVIRONMENT = Map.of("MALLOC_ARENA_MAX", "2");
 
   @Test
   void operatorCostWithIdleMirrors() throws Exception {
@@ -106,11 +111,24 @@ class OperatorCostBenchmark {
         p.flush();
       }
       int metricsPort = FreePorts.pick(1).get(0);
-      OperatorProcess operator =
-          env.newOperatorProcess(
-              "cost-operator",
-              Map.of("CMO_METRICS_PORT", Integer.toString(metricsPort), "CMO_LOG_LEVEL", "warn"),
-              jvmFlags);
+      // More environment for the operator, e.g. -Dcmo.bench.extraEnv=MALLOC_ARENA_MAX=2
+      Map<String, String> operatorEnv = new java.util.LinkedHashMap<>(IMAGE_ENVIRONMENT);
+      operatorEnv.put("CMO_METRICS_PORT", Integer.toString(metricsPort));
+      operatorEnv.put("CMO_LOG_LEVEL", "warn");
+      for (String pair : System.getProperty("cmo.bench.extraEnv", "").split(",")) {
+        if (!pair.isBlank()) {
+          int eq = pair.indexOf('=');
+          if (eq < 1) {
+            throw new IllegalArgumentException(
+                "cmo.bench.extraEnv takes NAME=value pairs separated by commas, got '"
+                    + pair
+                    + "'");
+          }
+          operatorEnv.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+      }
+      System.out.println("operator cost: operator environment " + operatorEnv);
+      OperatorProcess operator = env.newOperatorProcess("cost-operator", operatorEnv, jvmFlags);
       operator.start();
       long started = System.nanoTime();
       for (String topic : topics) {
@@ -128,8 +146,37 @@ class OperatorCostBenchmark {
       }
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
       long lastPrint = 0;
+      // The setup phase's RSS and thread count (the peak of the run is here, not in the idle
+      // phase): one sample per loop (about 2 s), the maximum and a row every 10 s.
+      StringBuilder setup = new StringBuilder("| t s | RSS MiB | threads |\n|---:|---:|---:|\n");
+      long setupRssMaxKb = 0;
+      long setupThreadsMax = 0;
+      long lastSetupRow = 0;
+      // A dump while setting up too (the run may not settle at all): after this many seconds.
+      long setupDumpNanos =
+          TimeUnit.SECONDS.toNanos(Integer.getInteger("cmo.bench.setupDumpSeconds", 0));
+      boolean setupDumped = setupDumpNanos == 0;
       while (true) {
         assertThat(operator.isAlive()).as(operator.tail(40)).isTrue();
+        long rssNowKb = rssKb(operator.pid());
+        long threadsNow = threads(operator.pid());
+        setupRssMaxKb = Math.max(setupRssMaxKb, rssNowKb);
+        setupThreadsMax = Math.max(setupThreadsMax, threadsNow);
+        if (System.nanoTime() - lastSetupRow >= TimeUnit.SECONDS.toNanos(10)) {
+          setup.append(
+              String.format(
+                  "| %d | %.1f | %d |%n",
+                  TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started),
+                  rssNowKb / 1024.0,
+                  threadsNow));
+          lastSetupRow = System.nanoTime();
+        }
+        if (!setupDumped && System.nanoTime() - started >= setupDumpNanos) {
+          setupDumped = true;
+          Path setupDumps = Path.of("target", "operator-cost");
+          Files.createDirectories(setupDumps);
+          dumpJvm(operator.pid(), jvmFlags, setupDumps.resolve("setup"));
+        }
         int settled = 0;
         long partitionsMirroring = 0;
         for (ClusterMirror cr :
@@ -174,6 +221,16 @@ class OperatorCostBenchmark {
               + " mirroring after "
               + settledMs
               + " ms");
+      setup.append(
+          String.format(
+              "%nsetup (%d ms to every ClusterMirror mirroring at lag 0): RSS max %.1f MiB,"
+                  + " threads max %d%n",
+              settledMs, setupRssMaxKb / 1024.0, setupThreadsMax));
+      System.out.println(setup);
+      Path dumps = Path.of("target", "operator-cost");
+      Files.createDirectories(dumps);
+      Files.writeString(dumps.resolve("setup.md"), setup.toString(), StandardCharsets.UTF_8);
+      dumpJvm(operator.pid(), jvmFlags, dumps.resolve("settled"));
 
       AtomicLong modified = new AtomicLong();
       HttpClient http = HttpClient.newHttpClient();
@@ -263,6 +320,7 @@ class OperatorCostBenchmark {
                 apiPrev - api0));
       }
       System.out.println(table);
+      dumpJvm(operator.pid(), jvmFlags, dumps.resolve("end"));
       Path out = Path.of("target", "operator-cost.md");
       Files.createDirectories(out.getParent());
       Files.writeString(out, table.toString(), StandardCharsets.UTF_8);
@@ -305,6 +363,74 @@ class OperatorCostBenchmark {
       }
     }
     return sum;
+  }
+
+  /**
+   * What the operator's memory is made of, written next to the table as {@code <prefix>-*.txt}: its
+   * threads grouped by name (digits dropped), the native memory summary when the JVM runs with
+   * {@code -XX:NativeMemoryTracking}, the heap after a full GC ({@code GC.class_histogram} collects
+   * first) and the histogram's top 40 classes. Also printed.
+   */
+  private static void dumpJvm(long pid, List<String> jvmFlags, Path prefix)
+      throws IOException, InterruptedException {
+    Map<String, Integer> groups = new java.util.TreeMap<>();
+    for (String line : jcmd(pid, "Thread.print").split("\n")) {
+      if (line.startsWith("\"")) {
+        String name = line.substring(1, line.indexOf('"', 1)).replaceAll("[0-9]+", "#");
+        groups.merge(name, 1, Integer::sum);
+      }
+    }
+    StringBuilder threads = new StringBuilder();
+    groups.entrySet().stream()
+        .sorted((a, b) -> b.getValue() - a.getValue())
+        .forEach(e -> threads.append(String.format("%4d %s%n", e.getValue(), e.getKey())));
+    threads.append(String.format("%4d threads in /proc%n", threads(pid)));
+    write(prefix, "threads", threads.toString());
+    if (jvmFlags.stream().anyMatch(f -> f.startsWith("-XX:NativeMemoryTracking="))) {
+      write(prefix, "nmt", jcmd(pid, "VM.native_memory", "summary"));
+    }
+    String histogram = jcmd(pid, "GC.class_histogram");
+    String[] lines = histogram.split("\n");
+    StringBuilder top = new StringBuilder();
+    for (int i = 0; i < Math.min(lines.length, 45); i++) {
+      top.append(lines[i]).append('\n');
+    }
+    top.append(lines[lines.length - 1]).append('\n');
+    write(prefix, "histogram", top.toString());
+    write(prefix, "heap", jcmd(pid, "GC.heap_info"));
+    write(
+        prefix,
+        "rss",
+        String.format("VmRSS %.1f MiB, threads %d%n", rssKb(pid) / 1024.0, threads(pid)));
+  }
+
+  private static void write(Path prefix, String what, String text) throws IOException {
+    Path file = prefix.resolveSibling(prefix.getFileName() + "-" + what + ".txt");
+    Files.writeString(file, text, StandardCharsets.UTF_8);
+    System.out.println("operator cost: " + file + "\n" + text);
+  }
+
+  private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    cmd.add(Long.toString(pid));
+    cmd.addAll(List.of(command));
+    Process jcmd = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    byte[] out = jcmd.getInputStream().readAllBytes();
+    if (!jcmd.waitFor(60, TimeUnit.SECONDS)) {
+      jcmd.destroyForcibly();
+      throw new IllegalStateException(cmd + " did not finish within 60 s");
+    }
+    return new String(out, StandardCharsets.UTF_8);
+  }
+
+  private static long threads(long pid) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("Threads:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IllegalStateException("no Threads in /proc/" + pid + "/status");
   }
 
   private static long rssKb(long pid) throws IOException {

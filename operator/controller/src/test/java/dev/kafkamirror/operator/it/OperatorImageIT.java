@@ -124,8 +124,15 @@ class OperatorImageIT {
     assertThat(image.user()).isEqualTo("65532:65532");
     assertThat(image.entrypoint())
         .startsWith("java")
-        .contains("-XX:MaxRAMPercentage=75.0", "-XX:+ExitOnOutOfMemoryError")
+        .contains(
+            "-XX:MaxRAMPercentage=60.0",
+            "-XX:InitialRAMPercentage=5.0",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+ExitOnOutOfMemoryError")
         .endsWith("dev.kafkamirror.operator.app.OperatorMain");
+    // (glibc's malloc arenas bounded: the operator's RSS, docs/benchmarks.md)
+    assertThat(image.environment()).containsEntry("MALLOC_ARENA_MAX", "2");
     assertThat(image.labels()).containsEntry("org.opencontainers.image.licenses", "Apache-2.0");
 
     // And the chart, rendered for the release namespace and installed in the API server
@@ -254,6 +261,10 @@ class OperatorImageIT {
       ProcessHandle java = operator.entrypoint();
       assertThat(runCommand("ps", "-o", "uid=,comm=", "-p", Long.toString(java.pid())).trim())
           .matches("65532\\s+java");
+      assertThat(
+              Files.readString(Path.of("/proc", Long.toString(java.pid()), "environ")).split("\0"))
+          .as("the JVM's environment has the image's MALLOC_ARENA_MAX")
+          .contains("MALLOC_ARENA_MAX=2");
       // And a SIGTERM stops it
       assertThat(operator.terminate(Duration.ofSeconds(30)))
           .as("the operator stops on SIGTERM; log:%n%s", operator.tail(30))
