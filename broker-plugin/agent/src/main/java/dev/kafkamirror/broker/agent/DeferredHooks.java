@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
@@ -89,6 +90,7 @@ final class DeferredHooks implements ClassFileTransformer {
   private final AtomicReference<Outcome> outcome = new AtomicReference<>();
   private final CountDownLatch settled = new CountDownLatch(1);
   private final Set<String> transformed = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean allTransformedReported = new AtomicBoolean();
   private volatile Thread preparer;
 
   /**
@@ -246,7 +248,11 @@ final class DeferredHooks implements ClassFileTransformer {
       return null;
     }
     Log.LOG.info("cluster mirror agent: instrumented {}", className.replace('/', '.'));
-    if (transformed.add(className) && transformed.containsAll(internalNames)) {
+    // Two threads that add the last two names at once may both see the set complete: only one
+    // reports it.
+    if (transformed.add(className)
+        && transformed.containsAll(internalNames)
+        && allTransformedReported.compareAndSet(false, true)) {
       outcomes.allTransformed(this);
     }
     return result;

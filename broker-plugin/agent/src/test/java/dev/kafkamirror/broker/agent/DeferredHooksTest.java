@@ -315,6 +315,40 @@ class DeferredHooksTest {
   }
 
   @Test
+  void theLastTwoHookedClassesLoadingAtOnceReportTheHookDoneOnlyOnce() throws Exception {
+    for (int round = 0; round < 2_000; round++) {
+      // Given a finished preparation
+      RecordingOutcomes roundOutcomes = new RecordingOutcomes();
+      DeferredHooks hooks =
+          new DeferredHooks(
+              Set.of(UNIFIED_LOG.replace('/', '.'), LOG_SEGMENT.replace('/', '.')),
+              Duration.ofMinutes(2),
+              roundOutcomes,
+              new StartupCost(Set.of(UNIFIED_LOG, LOG_SEGMENT)));
+      hooks.settle(installed());
+
+      // When the two hooked classes load on two threads released together
+      java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+      List<Future<byte[]>> loads = new ArrayList<>();
+      for (String name : List.of(UNIFIED_LOG, LOG_SEGMENT)) {
+        loads.add(
+            threads.submit(
+                () -> {
+                  together.await(10, TimeUnit.SECONDS);
+                  return hooks.transform(
+                      Object.class.getModule(), loader, name, null, null, ORIGINAL);
+                }));
+      }
+      for (Future<byte[]> f : loads) {
+        assertThat(f.get(10, TimeUnit.SECONDS)).isEqualTo(PREBUILT);
+      }
+
+      // Then the hook is reported done exactly once (both threads may see the set complete)
+      assertThat(roundOutcomes.allTransformed).as("round %d", round).hasValue(1);
+    }
+  }
+
+  @Test
   void theHookIsReportedDoneOnceEveryHookedClassIsTransformed() throws Exception {
     // Given a finished preparation
     DeferredHooks hooks = hooks(Duration.ofMinutes(2));
