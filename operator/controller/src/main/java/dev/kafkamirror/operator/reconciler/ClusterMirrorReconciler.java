@@ -20,6 +20,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -159,7 +160,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       case NONE, STOP_THEN_RELEASE -> {}
     }
     boolean deleting = cr.isMarkedForDeletion();
-    Scope scope = new Scope(cr, ref, deleting);
+    Scope scope = new Scope(cr, ctx, ref, deleting);
     LOG.debug(
         "clusterMirror={} reconcile begins: generation={} target={} observedGeneration={}",
         ref,
@@ -337,6 +338,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
   /** What one reconcile works from: the resource, its previous status, the target. */
   private final class Scope {
     final ClusterMirror cr;
+    final Context<ClusterMirror> ctx;
     final String ref;
     final long generation;
     final MirrorIntent.Target target;
@@ -347,8 +349,9 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     /** status.failback to write: the previous rows with this reconcile's reports merged in. */
     java.util.List<dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard> failback;
 
-    Scope(ClusterMirror cr, String ref, boolean deleting) {
+    Scope(ClusterMirror cr, Context<ClusterMirror> ctx, String ref, boolean deleting) {
       this.cr = cr;
+      this.ctx = ctx;
       this.ref = ref;
       this.generation = Objects.requireNonNullElse(cr.getMetadata().getGeneration(), 0L);
       this.target = deleting ? MirrorIntent.Target.STOPPED : target(cr.getSpec().getState());
@@ -401,7 +404,29 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
             scope.previous =
                 status.recordStopStarted(scope.cr, scope.ref, scope.previous, scope.generation),
         keys -> groupSync.beforeMakeWritable(scope.ref, scope.cr, mirror, keys),
-        failback);
+        failback,
+        () -> superseded(scope));
+  }
+
+  /**
+   * Whether the informer's cache holds a newer spec of the resource than the one this reconcile
+   * acts on (a higher generation, or a deletion): JOSDK reconciles it again as soon as this
+   * reconcile returns.
+   */
+  private static boolean superseded(Scope scope) {
+    if (scope.ctx == null) {
+      return false;
+    }
+    return scope
+        .ctx
+        .getPrimaryCache()
+        .get(ResourceID.fromResource(scope.cr))
+        .map(
+            latest ->
+                Objects.requireNonNullElse(latest.getMetadata().getGeneration(), 0L)
+                        > scope.generation
+                    || latest.isMarkedForDeletion() && !scope.cr.isMarkedForDeletion())
+        .orElse(false);
   }
 
   private UpdateControl<ClusterMirror> record(

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -75,6 +76,11 @@ public final class FailoverRounds {
    * @param beforeMakeWritable runs before each round that makes partitions writable, with those
    *     partitions (the consumer group offsets' final sync); must not throw, and whatever it does
    *     the round goes on
+   * @param superseded true once the resource holds a newer spec than the one these rounds act on
+   *     (another generation, or marked for deletion); asked before each round after the first.
+   *     Rounds that are not a stop then end at once, without a last observation, so that the next
+   *     reconcile acts on the new spec: a stop must not wait for the rest of a start. A stop's
+   *     rounds never end for it.
    */
   public record Request(
       String ref,
@@ -88,7 +94,8 @@ public final class FailoverRounds {
       boolean stopRecorded,
       Runnable beforeFirstStopStep,
       Consumer<List<PartitionKey>> beforeMakeWritable,
-      FailbackSource failback) {}
+      FailbackSource failback,
+      BooleanSupplier superseded) {}
 
   /**
    * A failback ({@code spec.initialSync: TruncateAndRestore}): where the source's recorded stops
@@ -242,6 +249,16 @@ public final class FailoverRounds {
     // Rounds that succeeded in no call but only fenced (StopChaining.goOnAfterRound).
     int fenceOnlyRounds = 0;
     for (int round = 0; round < maxRounds; round++) {
+      if (round > 0 && followers && request.superseded().getAsBoolean()) {
+        // The status keeps the last round's observation; the next reconcile observes anew.
+        LOG.debug(
+            "clusterMirror={} round={} rounds end: the spec changed during this reconcile, the"
+                + " next reconcile acts on it",
+            request.ref(),
+            round);
+        observeAgain = false;
+        break;
+      }
       long observeStarted = System.nanoTime();
       boolean fromAnswers = chained != null;
       progress.observation =

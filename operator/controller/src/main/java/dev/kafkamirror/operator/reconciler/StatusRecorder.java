@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -249,7 +250,9 @@ public final class StatusRecorder {
     status.setTopicSync(extras.topicSync());
     status.setTopicConfigSync(extras.topicConfigSync());
     status.setFailback(extras.failback());
+    long announceStarted = System.nanoTime();
     announceTransitions(cr, ref, previous, status);
+    long announcedNanos = System.nanoTime() - announceStarted;
     if (previous.getStopFinishedAt() == null
         && status.getStopFinishedAt() != null
         && status.getStopStartedAt() != null) {
@@ -268,7 +271,13 @@ public final class StatusRecorder {
             .mapToLong(p -> p.sourcePartitions() - p.destinationPartitions())
             .sum();
     metrics.recorded(cr, status, counts, sourcePartitionsPending);
+    long writeStarted = System.nanoTime();
     String resourceVersion = writeUnlessUnchanged(cr, status);
+    LOG.debug(
+        "clusterMirror={} status recorded: Events {} ms, status write {} ms",
+        ref,
+        TimeUnit.NANOSECONDS.toMillis(announcedNanos),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - writeStarted));
     long delay = workRemains ? settings.requeueMs() : settings.idleRequeueMs();
     ownWrites.wrote(cr.getMetadata().getUid(), resourceVersion, inputs.generation(), delay);
     return delay;

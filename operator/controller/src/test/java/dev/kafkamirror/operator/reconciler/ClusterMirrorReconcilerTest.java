@@ -917,4 +917,94 @@ class ClusterMirrorReconcilerTest {
         .findFirst()
         .orElseThrow();
   }
+
+  /** A newer copy of {@code cr}: generation 2, wanting {@code state}. */
+  private static ClusterMirror newerSpec(ClusterMirror cr, MirrorState state) {
+    ClusterMirror newer = clusterMirror(state, cr.getSpec().getDeletionPolicy());
+    newer.getMetadata().setGeneration(cr.getMetadata().getGeneration() + 1);
+    newer.getMetadata().setResourceVersion("2");
+    return newer;
+  }
+
+  /** Start calls for {@code partition} to its leader (broker 1), one per round that started it. */
+  private long startCalls(int partition) {
+    return rig.control.calls().stream()
+        .filter(c -> c.what().equals("START_MIRRORING") && c.brokerId() == 1)
+        .filter(c -> c.keys().contains(new PartitionKey(TOPIC, partition)))
+        .count();
+  }
+
+  @Test
+  void aMirroringReconcileWhoseStartNeedsASecondRoundRunsItWhenTheSpecIsUnchanged() {
+    // Given two partitions to start, the leader (broker 1) failing partition 1's first start, the
+    // followers unreachable (their calls never block a start)
+    rig.destination.topic(TOPIC, 2);
+    rig.source.topic(TOPIC, 2);
+    rig.control.unreachable(2);
+    rig.control.unreachable(3);
+    rig.control.failOnce(Action.START_MIRRORING, new PartitionKey(TOPIC, 1), "UNREACHABLE");
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+
+    // When it is reconciled and the informer's newest copy is the same generation
+    rig.reconcile(cr, () -> java.util.Optional.of(cr));
+
+    // Then partition 1's start is sent to its leader again in a second round of the reconcile
+    assertThat(startCalls(1)).as(rig.control.calls().toString()).isEqualTo(2);
+    assertThat(rig.control.partition(TOPIC, 1).mirrorState).isEqualTo("MIRRORING");
+  }
+
+  @Test
+  void aSpecChangeDuringAMirroringReconcileEndsItsRoundsSoTheStopIsNotKeptWaiting() {
+    // Given the same start, and a stop applied while the first round runs (the informer's
+    // newest copy has generation 2, Stopped)
+    rig.destination.topic(TOPIC, 2);
+    rig.source.topic(TOPIC, 2);
+    rig.control.unreachable(2);
+    rig.control.unreachable(3);
+    rig.control.failOnce(Action.START_MIRRORING, new PartitionKey(TOPIC, 1), "UNREACHABLE");
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    ClusterMirror stop = newerSpec(cr, MirrorState.Stopped);
+
+    // When the Mirroring generation is reconciled
+    rig.reconcile(cr, () -> java.util.Optional.of(stop));
+
+    // Then the rounds end after the first: partition 1's start is not sent again, and no
+    // describe follows the first round's calls (the next reconcile observes anew)
+    List<String> calls = rig.control.calls().stream().map(TestingBrokerControl.Call::what).toList();
+    assertThat(startCalls(1)).as(calls.toString()).isEqualTo(1);
+    int lastStart = calls.lastIndexOf("START_MIRRORING");
+    assertThat(calls.subList(lastStart, calls.size()))
+        .as(calls.toString())
+        .doesNotContain("DESCRIBE");
+    // And the status is still written, for the generation this reconcile acted on
+    assertThat(rig.statusWriter.last().getObservedGeneration()).isEqualTo(1L);
+
+    // When the stop is reconciled next, Then it begins at once: partition 0's fetchers go
+    rig.control.reachable(2);
+    rig.control.reachable(3);
+    rig.reconcile(stop, () -> java.util.Optional.of(stop));
+    assertThat(rig.control.calls())
+        .as(rig.journal.toString())
+        .anyMatch(
+            c ->
+                c.what().equals("REMOVE_FETCHERS")
+                    && c.keys().contains(new PartitionKey(TOPIC, 0)));
+  }
+
+  @Test
+  void aStopsRoundsAreNotCutShortByANewerSpec() {
+    // Given three mirroring partitions, a stop, and a newer generation asking to mirror again
+    rig.mirroring(3);
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+    ClusterMirror mirrorAgain = newerSpec(cr, MirrorState.Mirroring);
+
+    // When the stop is reconciled (its steps take several rounds, each observed anew)
+    rig.reconcile(cr, () -> java.util.Optional.of(mirrorAgain));
+
+    // Then the stop still runs to its end within the reconcile
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).as(rig.journal.toString()).isTrue();
+    for (int p = 0; p < 3; p++) {
+      assertThat(rig.control.partition(TOPIC, p).stopStep).isEqualTo("STOPPED");
+    }
+  }
 }

@@ -147,6 +147,15 @@ final class ReconcilerRig implements AutoCloseable {
     return reconciler.reconcile(cr, TestingContext.of(false));
   }
 
+  /**
+   * Reconciles {@code cr} while the informer's newest copy of it is {@code latest} (asked anew at
+   * every lookup).
+   */
+  UpdateControl<ClusterMirror> reconcile(
+      ClusterMirror cr, java.util.function.Supplier<java.util.Optional<ClusterMirror>> latest) {
+    return reconciler.reconcile(cr, TestingContext.of(false, latest));
+  }
+
   /** Lets {@code ms} pass on the reconciler's wall clock (status timestamps), from {@link #NOW}. */
   void advanceWallClockMs(long ms) {
     wallClock.advanceMillis(ms);

@@ -89,6 +89,10 @@ final class TestingBrokerControl implements BrokerControl {
     unreachable.add(brokerId);
   }
 
+  void reachable(int brokerId) {
+    unreachable.remove(brokerId);
+  }
+
   /** Every later call of {@code action} fails on the leader with {@code code}. */
   void fail(Action action, String code) {
     failures.put(action, code);
