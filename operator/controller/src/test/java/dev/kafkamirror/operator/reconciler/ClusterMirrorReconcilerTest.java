@@ -934,16 +934,25 @@ class ClusterMirrorReconcilerTest {
         .count();
   }
 
-  @Test
-  void aMirroringReconcileWhoseStartNeedsASecondRoundRunsItWhenTheSpecIsUnchanged() {
-    // Given two partitions to start, the leader (broker 1) failing partition 1's first start, the
-    // followers unreachable (their calls never block a start)
+  /**
+   * Two partitions to start: the leader (broker 1) fails partition 1's first start, the followers
+   * are unreachable (their calls never block a start); a Mirroring ClusterMirror of them.
+   */
+  private ClusterMirror twoPartitionsToStartThe2ndFailingItsFirstStart() {
     rig.destination.topic(TOPIC, 2);
     rig.source.topic(TOPIC, 2);
     rig.control.unreachable(2);
     rig.control.unreachable(3);
     rig.control.failOnce(Action.START_MIRRORING, new PartitionKey(TOPIC, 1), "UNREACHABLE");
     ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    return cr;
+  }
+
+  @Test
+  void aMirroringReconcileWhoseStartNeedsASecondRoundRunsItWhenTheSpecIsUnchanged() {
+    // Given two partitions to start, the leader (broker 1) failing partition 1's first start, the
+    // followers unreachable (their calls never block a start)
+    ClusterMirror cr = twoPartitionsToStartThe2ndFailingItsFirstStart();
 
     // When it is reconciled and the informer's newest copy is the same generation
     rig.reconcile(cr, () -> java.util.Optional.of(cr));
@@ -957,12 +966,7 @@ class ClusterMirrorReconcilerTest {
   void aSpecChangeDuringAMirroringReconcileEndsItsRoundsSoTheStopIsNotKeptWaiting() {
     // Given the same start, and a stop applied while the first round runs (the informer's
     // newest copy has generation 2, Stopped)
-    rig.destination.topic(TOPIC, 2);
-    rig.source.topic(TOPIC, 2);
-    rig.control.unreachable(2);
-    rig.control.unreachable(3);
-    rig.control.failOnce(Action.START_MIRRORING, new PartitionKey(TOPIC, 1), "UNREACHABLE");
-    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    ClusterMirror cr = twoPartitionsToStartThe2ndFailingItsFirstStart();
     ClusterMirror stop = newerSpec(cr, MirrorState.Stopped);
 
     // When the Mirroring generation is reconciled
