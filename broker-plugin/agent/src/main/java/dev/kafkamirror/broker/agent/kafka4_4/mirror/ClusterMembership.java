@@ -490,6 +490,24 @@ public final class ClusterMembership {
           "adopted {} from the cluster's mirror membership as {} in place of a stopped mirror",
           m,
           entry.state());
+    } else if (entry.mirrorName().equals(m.mirrorName())
+        && entry.state() == MirrorState.STOPPED
+        && !m.topicId().equals(entry.sourceTopicIdPinnedFor())
+        && recordedState(records, m) != MirrorState.STOPPED) {
+      // Stopped here, but the cluster records no stop of this topic's partition: a registration
+      // becomes STOPPED only after the stop's STOPPED is recorded (StopRules), so this one belongs
+      // to an earlier topic of the name (kept when it was deleted: no topic id recorded for it).
+      // Left as it is, it would let clients write into a live mirror once this broker leads.
+      MirrorState recorded = recordedState(records, m);
+      entry = registry.adoptReplacingStaleStopped(tp, m, recorded);
+      LOG.warn(
+          "{}: the stopped registration of mirror {} here was not made for topic id {}, whose"
+              + " partition the cluster records as a live member ({}); adopted read-only in its"
+              + " place",
+          tp,
+          m.mirrorName(),
+          m.topicId(),
+          recorded);
     } else if (entry.mirrorName().equals(m.mirrorName())) {
       takeRecordedSourceTopicId(registry, tp, entry, m);
     } else {

@@ -163,6 +163,24 @@ public final class MirrorRegistry {
   }
 
   /**
+   * {@link #adoptFromCluster} over a registration of the same mirror that is STOPPED but was not
+   * made for the topic {@code m} is a member of (no destination topic id recorded for it, or
+   * another): a registration of an earlier topic of the name. Any other registration stays.
+   */
+  synchronized MirrorEntry adoptReplacingStaleStopped(
+      TopicPartition tp, dev.kafkamirror.broker.core.stop.MirrorMembership m, MirrorState state) {
+    MirrorEntry existing = entries.get(tp);
+    if (existing != null
+        && (existing.state() != MirrorState.STOPPED
+            || !existing.mirrorName().equals(m.mirrorName())
+            || m.topicId().equals(existing.sourceTopicIdPinnedFor()))) {
+      return existing;
+    }
+    entries.remove(tp);
+    return adoptFromCluster(tp, m, state);
+  }
+
+  /**
    * Records the id of the source topic {@code entry} mirrors into the destination topic {@code
    * destinationTopicId}, durably (registry file) before the caller appends anything.
    */

@@ -180,6 +180,55 @@ class ClusterMembershipAdoptionTest {
     assertThat(registry.fileWrites()).isZero();
   }
 
+  @Test
+  void aStoppedRegistrationNotMadeForTheCurrentTopicGivesWayToItsLiveMembershipReadOnly() {
+    // Given a registration of the mirror, stopped here, with no destination topic id recorded for
+    // it (a follower of an earlier topic of the name whose leader never fetched: kept when that
+    // topic was deleted, because nothing tells which topic it was made for)
+    MirrorRegistryFile file = new MirrorRegistryFile(dir);
+    MirrorRegistry registry = new MirrorRegistry(file, (key, props, r) -> new NoFetcher(props));
+    TopicPartition tp = new TopicPartition("orders", 0);
+    registry.startMirroring(tp, MIRROR, SOURCE_CLUSTER, source());
+    registry.advanceTo(tp, MirrorState.STOPPED);
+    assertThat(registry.readOnlyReason(tp)).isEmpty();
+    // And the cluster records the partition of the current topic as a live member of the same
+    // mirror (started again under its old name), with no stop recorded
+    Records records = new Records();
+    records.table.apply(recorded("orders", 0));
+
+    // When a read round runs on this broker, which hosts the current topic
+    ClusterMembership.adoptAll(records, registry, t -> Optional.of(TOPIC_ID));
+
+    // Then the partition is read-only again: a mirror member, not a stopped one (a leadership move
+    // here must not let clients write into a live mirror)
+    assertThat(registry.entry(tp).orElseThrow().state()).isEqualTo(MirrorState.MIRRORING);
+    assertThat(registry.readOnlyReason(tp)).isPresent();
+    assertThat(registry.entry(tp).orElseThrow().knownFrom())
+        .isEqualTo(ClusterMembership.FROM_CLUSTER_RECORD);
+  }
+
+  @Test
+  void aStoppedRegistrationMadeForTheCurrentTopicStaysStopped() {
+    // Given a registration stopped here that was made for the current topic (its source topic id
+    // pinned for that topic's id), and the cluster's membership of it with no stop recorded (a
+    // record this broker has not read yet)
+    MirrorRegistryFile file = new MirrorRegistryFile(dir);
+    MirrorRegistry registry = new MirrorRegistry(file, (key, props, r) -> new NoFetcher(props));
+    TopicPartition tp = new TopicPartition("orders", 0);
+    MirrorEntry entry = registry.startMirroring(tp, MIRROR, SOURCE_CLUSTER, source());
+    registry.pinSourceTopicId(entry, SOURCE_TOPIC_ID, TOPIC_ID);
+    registry.advanceTo(tp, MirrorState.STOPPED);
+    Records records = new Records();
+    records.table.apply(recorded("orders", 0));
+
+    // When a read round runs
+    ClusterMembership.adoptAll(records, registry, t -> Optional.of(TOPIC_ID));
+
+    // Then it stays the stopped registration it was
+    assertThat(registry.entry(tp).orElseThrow()).isSameAs(entry);
+    assertThat(entry.state()).isEqualTo(MirrorState.STOPPED);
+  }
+
   private static List<MirrorRegistryFile.Row> readRows(MirrorRegistryFile file) {
     try {
       return file.read();
