@@ -11,13 +11,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -114,24 +111,7 @@ class DeletedDestinationTopicIT {
 
   /** Creates {@code topic} again (1 partition) as soon as its deletion has completed. */
   private static void createAgainWhenDeleted(KafkaCluster cluster, String topic) {
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(300))
-        .until(
-            () -> {
-              try (Admin admin = cluster.admin()) {
-                admin
-                    .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-                return true;
-              } catch (ExecutionException e) {
-                if (e.getCause() instanceof TopicExistsException) {
-                  return false;
-                }
-                throw e;
-              }
-            });
+    cluster.createTopicAgainWhenDeleted(topic);
   }
 
   private static List<String> readValues(KafkaCluster cluster, String topic) {

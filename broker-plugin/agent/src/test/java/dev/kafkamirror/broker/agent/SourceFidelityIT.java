@@ -14,18 +14,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.record.internal.FileLogInputStream;
 import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.Record;
@@ -513,24 +510,7 @@ class SourceFidelityIT {
 
   /** Creates {@code topic} on the source once its deletion is complete. */
   private static void createAgainWhenDeleted(String topic) {
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(300))
-        .until(
-            () -> {
-              try (Admin admin = source.admin()) {
-                admin
-                    .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-                return true;
-              } catch (ExecutionException e) {
-                if (e.getCause() instanceof TopicExistsException) {
-                  return false;
-                }
-                throw e;
-              }
-            });
+    source.createTopicAgainWhenDeleted(topic);
     await()
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()

@@ -414,6 +414,38 @@ public final class KafkaCluster implements AutoCloseable {
     return props;
   }
 
+  /**
+   * Creates {@code topic} (1 partition, replication factor 1) again as soon as its deletion has
+   * completed: a create answered "topic exists" is tried again every 300 ms, for 60 s at most.
+   */
+  public void createTopicAgainWhenDeleted(String topic) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    try (Admin admin = admin()) {
+      while (true) {
+        try {
+          admin
+              .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+              .all()
+              .get(30, TimeUnit.SECONDS);
+          return;
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)
+              || System.nanoTime() > deadline) {
+            throw new IllegalStateException(
+                "cannot create " + topic + " again on " + bootstrapServers() + ": " + e.getCause(),
+                e);
+          }
+          Thread.sleep(300);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating " + topic + " again", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("creating " + topic + " again timed out", e);
+    }
+  }
+
   /** Creates a topic and waits until every partition has a leader. */
   public void createTopic(
       String topic, int partitions, int replicationFactor, Map<String, String> configs) {

@@ -20,14 +20,12 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -354,24 +352,7 @@ class HaltedMirrorIT {
 
   /** Creates {@code topic} on the source once its deletion is complete. */
   private static void createAgainWhenDeleted(String topic) {
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(300))
-        .until(
-            () -> {
-              try (Admin admin = source.admin()) {
-                admin
-                    .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-                return true;
-              } catch (ExecutionException e) {
-                if (e.getCause() instanceof TopicExistsException) {
-                  return false;
-                }
-                throw e;
-              }
-            });
+    source.createTopicAgainWhenDeleted(topic);
     await()
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
