@@ -1,18 +1,12 @@
 package dev.kafkamirror.broker.agent;
 
-import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-
 import dev.kafkamirror.broker.agent.control.ControlEndpoint;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.pool.TypePool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +23,20 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>read the agent arguments ({@code -javaagent:agent.jar=key=value,...});
  *   <li>check that no hooked class was loaded before the agent started;
- *   <li>check that every method and field the advice relies on exists with the exact expected
- *       signature, without loading any Kafka class;
- *   <li>build every transformation, and apply it ahead of time to the hooked classes' bytes as the
- *       broker's classpath holds them (a hooked class that loads with those bytes then takes the
- *       result as it is).
+ *   <li>read the hooked classes' class files from the broker's classpath and look their SHA-256 up
+ *       in the agent jar's {@link PrebuiltClasses}: when every one is there, take those transformed
+ *       bytes, and that is all (ByteBuddy is not loaded: the same class files passed the hook check
+ *       below when the jar was built);
+ *   <li>otherwise (a Kafka build the jar holds no prebuilt classes for), check that every method
+ *       and field the advice relies on exists with the exact expected signature, without loading
+ *       any Kafka class, then build every transformation with ByteBuddy and apply it ahead of time
+ *       to those class files.
  * </ol>
+ *
+ * <p>A hooked class that loads with exactly the bytes read ahead takes the result as it is; one
+ * that loads with other bytes (another agent changed them, another class loader) goes through
+ * ByteBuddy there and then, on the prebuilt path built at that first need ({@link
+ * ByteBuddyTransformations.OnDemand}).
  *
  * <p>A hooked class that the broker loads before the preparation is done waits for it (at most
  * {@link #PREPARATION_BOUND}); a preparation that fails or does not finish in time leaves every
@@ -210,10 +212,11 @@ public final class ClusterMirrorAgent {
           ((DeferredHooks.NotInstalled) settled).reason());
     } else if (settled instanceof DeferredHooks.Installed) {
       Log.LOG.info(
-          "cluster mirror agent: prepared the transformations in {} ms, in parallel with the"
+          "cluster mirror agent: prepared the transformations in {} ms {}, in parallel with the"
               + " broker's start; the plugin's settings are read from the broker's configuration"
               + " when the broker has built it",
-          nanos / 1_000_000);
+          nanos / 1_000_000,
+          cost.path());
     }
   }
 
@@ -270,7 +273,9 @@ public final class ClusterMirrorAgent {
   }
 
   /**
-   * Prepares the agent: the checks, then the transformations, built and applied ahead of time.
+   * Prepares the agent: the checks, then the hooked classes' transformed bytes, taken from the
+   * agent jar when it holds them prebuilt for exactly the broker's class files ({@link
+   * PrebuiltClasses}, no ByteBuddy loaded), else built with ByteBuddy and applied ahead of time.
    *
    * @return {@link DeferredHooks.Installed} when installable, else {@link
    *     DeferredHooks.NotInstalled} with why not (the broker then starts unmodified, unless {@link
@@ -282,6 +287,18 @@ public final class ClusterMirrorAgent {
       KafkaBinding binding,
       String kafkaVersion,
       StartupCost cost) {
+    return prepareTransformations(
+        agentArgs, instrumentation, binding, kafkaVersion, cost, PrebuiltClasses.inAgentJar());
+  }
+
+  /** {@link #prepareTransformations}, with the prebuilt classes of {@code prebuiltClasses}. */
+  static DeferredHooks.Outcome prepareTransformations(
+      String agentArgs,
+      Instrumentation instrumentation,
+      KafkaBinding binding,
+      String kafkaVersion,
+      StartupCost cost,
+      PrebuiltClasses prebuiltClasses) {
     ClassLoader app = ClassLoader.getSystemClassLoader();
     java.util.Map<String, String> agentSettings = PluginConfig.parseAgentArgs(agentArgs);
     java.util.Set<String> hooked = binding.hookedTypes();
@@ -299,8 +316,55 @@ public final class ClusterMirrorAgent {
       return new DeferredHooks.NotInstalled(
           loadedEarly + " loaded before the agent started; list this agent's -javaagent first");
     }
-    TypePool pool = TypePool.Default.of(app);
-    List<String> missing = binding.missingTargets(pool);
+    java.util.Map<String, byte[]> originals = new java.util.TreeMap<>();
+    boolean everyClassFile = true;
+    for (String name : hooked) {
+      String internal = name.replace('.', '/');
+      byte[] original = classBytes(app, internal);
+      everyClassFile &= original != null;
+      originals.put(internal, original);
+    }
+    LiveConfiguration listener = new LiveConfiguration(binding, kafkaVersion, agentSettings, cost);
+    String notPrebuilt;
+    if (everyClassFile) {
+      PrebuiltClasses.Lookup lookup = prebuiltClasses.lookup(originals);
+      if (lookup.complete()) {
+        // The same class files passed the hook check and were transformed when the agent jar was
+        // built: no ByteBuddy here. A hooked class that loads with other bytes gets ByteBuddy
+        // then, as on the ByteBuddy path.
+        java.util.Map<String, DeferredHooks.Prebuilt> prebuilt = new java.util.HashMap<>();
+        originals.forEach(
+            (internal, original) ->
+                prebuilt.put(
+                    internal,
+                    new DeferredHooks.Prebuilt(original, lookup.transformed().get(internal))));
+        binding.whenConfigured(listener);
+        cost.preparedOn(StartupCost.PREBUILT_PATH);
+        return new DeferredHooks.Installed(
+            ByteBuddyTransformations.OnDemand.of(binding), app, java.util.Map.copyOf(prebuilt));
+      }
+      notPrebuilt = lookup.why();
+    } else {
+      notPrebuilt = "a hooked class has no class file on the broker's classpath";
+    }
+    Log.LOG.info(
+        "cluster mirror agent: {}; preparing the transformations with ByteBuddy", notPrebuilt);
+    cost.preparedOn(StartupCost.BYTE_BUDDY_PATH);
+    return prepareWithByteBuddy(app, binding, kafkaVersion, originals, listener);
+  }
+
+  /**
+   * The ByteBuddy path: the hook check on the broker's classpath, then the transformations, built
+   * and applied ahead of time to {@code originals} (the hooked classes' class files, a null one
+   * when there is none).
+   */
+  private static DeferredHooks.Outcome prepareWithByteBuddy(
+      ClassLoader app,
+      KafkaBinding binding,
+      String kafkaVersion,
+      java.util.Map<String, byte[]> originals,
+      KafkaBinding.BrokerConfigListener listener) {
+    List<String> missing = ByteBuddyTransformations.missingTargets(binding, app);
     if (!missing.isEmpty()) {
       Log.LOG.error(
           "cluster mirror agent: Kafka {} lacks methods the plugin hooks: {}; not instrumenting",
@@ -309,49 +373,21 @@ public final class ClusterMirrorAgent {
       return new DeferredHooks.NotInstalled(
           "Kafka " + kafkaVersion + " lacks methods the plugin hooks: " + missing);
     }
-    AgentBuilder builder =
-        new AgentBuilder.Default()
-            .disableClassFormatChanges()
-            // Only the hooked classes by name, which needs no parsing of the class file (the
-            // default also asks whether a class is synthetic); DeferredHooks hands ByteBuddy no
-            // other class anyway.
-            .ignore(not(namedOneOf(hooked.toArray(String[]::new))))
-            // Nothing is loaded yet that needs retransforming (checked above), and the
-            // transformer is never registered with the JVM itself (DeferredHooks calls it).
-            .with(AgentBuilder.RedefinitionStrategy.DISABLED)
-            .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
-            .with(
-                new AgentBuilder.Listener.Adapter() {
-                  @Override
-                  public void onError(
-                      String typeName,
-                      ClassLoader classLoader,
-                      net.bytebuddy.utility.JavaModule module,
-                      boolean loaded,
-                      Throwable throwable) {
-                    Log.LOG.error(
-                        "cluster mirror agent: could not instrument {}", typeName, throwable);
-                  }
-                });
-    ClassFileTransformer byteBuddy =
-        binding
-            .instrument(builder, new LiveConfiguration(binding, kafkaVersion, agentSettings, cost))
-            .makeRaw();
+    java.lang.instrument.ClassFileTransformer byteBuddy =
+        ByteBuddyTransformations.transformer(
+            binding,
+            (typeName, error) ->
+                Log.LOG.error("cluster mirror agent: could not instrument {}", typeName, error));
     java.util.Map<String, DeferredHooks.Prebuilt> prebuilt = new java.util.HashMap<>();
-    for (String name : hooked) {
-      String internal = name.replace('.', '/');
-      byte[] original = classBytes(app, internal);
+    for (java.util.Map.Entry<String, byte[]> entry : originals.entrySet()) {
+      String name = entry.getKey().replace('/', '.');
+      byte[] original = entry.getValue();
       if (original == null) {
         return new DeferredHooks.NotInstalled(
             name + " has no class file on the broker's classpath");
       }
-      byte[] transformed;
-      try {
-        transformed =
-            byteBuddy.transform(app.getUnnamedModule(), app, internal, null, null, original);
-      } catch (java.lang.instrument.IllegalClassFormatException e) {
-        transformed = null;
-      }
+      byte[] transformed =
+          ByteBuddyTransformations.transformAhead(byteBuddy, app, entry.getKey(), original);
       if (transformed == null) {
         Log.LOG.error(
             "cluster mirror agent: ByteBuddy did not transform {} (see the error above); not"
@@ -362,8 +398,9 @@ public final class ClusterMirrorAgent {
                 + name
                 + " (its error is logged before this line; report it with the Kafka version)");
       }
-      prebuilt.put(internal, new DeferredHooks.Prebuilt(original, transformed));
+      prebuilt.put(entry.getKey(), new DeferredHooks.Prebuilt(original, transformed));
     }
+    binding.whenConfigured(listener);
     return new DeferredHooks.Installed(byteBuddy, app, java.util.Map.copyOf(prebuilt));
   }
 

@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
 
 /**
  * The agent's class-file hook, installed by {@code premain} before the broker's {@code main} while
- * the expensive part of the installation (loading ByteBuddy, the hook check, building and
+ * the rest of the installation (taking the hooked classes' transformed bytes from the agent jar, or
+ * when it holds none for the broker's Kafka build loading ByteBuddy, the hook check, building and
  * pre-applying the transformations) runs on a background thread in parallel with Kafka's own start.
  *
  * <p>Every class the broker loads whose name is not one of the hooked classes ({@link
@@ -68,8 +69,10 @@ final class DeferredHooks implements ClassFileTransformer {
   sealed interface Outcome permits Installed, NotInstalled {}
 
   /**
-   * Installed: {@code byteBuddy} transforms a hooked class; {@code prebuilt} holds, per internal
-   * name, the transformation already applied to the bytes {@code loader} holds for it.
+   * Installed: {@code prebuilt} holds, per internal name, the transformation already applied to the
+   * bytes {@code loader} holds for it (prebuilt into the agent jar, or made ahead by ByteBuddy);
+   * {@code byteBuddy} transforms a hooked class that loads with other bytes or through another
+   * loader (on the prebuilt path, ByteBuddy is loaded and built at that first need).
    */
   record Installed(
       ClassFileTransformer byteBuddy, ClassLoader loader, Map<String, Prebuilt> prebuilt)

@@ -17,11 +17,12 @@ import net.bytebuddy.pool.TypePool;
  *
  * <p>{@code premain} asks only {@link #hookedTypes}, which must load neither ByteBuddy nor the
  * broker's logging (the binding's class and constructor run on the broker's main thread); {@link
- * ClusterMirrorAgent#prepareTransformations} then calls {@link #missingTargets} and {@link
- * #instrument} on the agent's background thread; neither loads a Kafka class. The binding then
- * tells its {@link BrokerConfigListener} once, when the broker has built its live configuration,
- * and the agent calls {@link #configure}, {@link #start} and {@link #partitionControl} from there,
- * in that order.
+ * ClusterMirrorAgent#prepareTransformations} then calls {@link #whenConfigured} on the agent's
+ * background thread, and {@link #missingTargets} and {@link #instrument} only when the broker's
+ * hooked classes are not those the agent jar carries prebuilt; neither loads a Kafka class. The
+ * binding then tells its {@link BrokerConfigListener} once, when the broker has built its live
+ * configuration, and the agent calls {@link #configure}, {@link #start} and {@link
+ * #partitionControl} from there, in that order.
  */
 public interface KafkaBinding {
 
@@ -93,10 +94,19 @@ public interface KafkaBinding {
   java.util.Set<String> hookedTypes();
 
   /**
-   * Adds this version's transformations to {@code builder} (which the caller then installs); one of
-   * them hands the broker's configuration to {@code listener} once it exists.
+   * Adds this version's transformations to {@code builder} (which the caller then installs). What
+   * they do depends on nothing known only at run time (no agent argument, no setting, no class
+   * loader): the agent jar carries their result for the supported Kafka builds ({@code
+   * PrebuiltClasses}), made by the same call at build time.
    */
-  AgentBuilder instrument(AgentBuilder builder, BrokerConfigListener listener);
+  AgentBuilder instrument(AgentBuilder builder);
+
+  /**
+   * Has the transformed classes hand the broker's configuration to {@code listener} once it exists.
+   * Called once, when the agent installs, whichever way the hooked classes are transformed; loads
+   * neither ByteBuddy nor a Kafka class.
+   */
+  void whenConfigured(BrokerConfigListener listener);
 
   /**
    * After the transformations are installed: configures the durable stop state and the cluster

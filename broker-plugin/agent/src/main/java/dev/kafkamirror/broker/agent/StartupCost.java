@@ -15,10 +15,12 @@ import org.slf4j.LoggerFactory;
  * premain} (installing the class-file hook, starting the preparation), the hooked classes' loads
  * (waiting for the preparation, if it is not done yet, and transforming), and the application of
  * the plugin's settings inside the broker's start-up (registry reload, control endpoint). The
- * background preparation (version check, hook check, building the transformations, see {@link
- * DeferredHooks}) is logged beside it: it runs in parallel with the broker's start and costs its
- * threads only what they wait for it. Not included: the JVM's own cost of calling a class-file hook
- * for every class, which only a comparison with a stock broker shows (docs/benchmarks.md).
+ * background preparation (reading and hashing the hooked classes' class files, and unless the agent
+ * jar holds them prebuilt the hook check and building the transformations with ByteBuddy, see
+ * {@link DeferredHooks}) is logged beside it, with the path it took: it runs in parallel with the
+ * broker's start and costs its threads only what they wait for it. Not included: the JVM's own cost
+ * of calling a class-file hook for every class, which only a comparison with a stock broker shows
+ * (docs/benchmarks.md).
  *
  * <p>Thread-safe: the parts are reported from {@code premain}, from the preparation's thread, from
  * whichever thread loads a hooked class, and from the broker's start-up thread; the line is logged
@@ -39,6 +41,14 @@ final class StartupCost {
   private final AtomicLong preparationNanos = new AtomicLong(-1);
   private final AtomicLong settingsNanos = new AtomicLong(-1);
   private final AtomicBoolean logged = new AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicReference<String> path =
+      new java.util.concurrent.atomic.AtomicReference<>("");
+
+  /** The preparation took the hooked classes' transformed bytes from the agent jar. */
+  static final String PREBUILT_PATH = "on the prebuilt path, without ByteBuddy";
+
+  /** The preparation built the transformations with ByteBuddy. */
+  static final String BYTE_BUDDY_PATH = "on the ByteBuddy path";
 
   /**
    * @param hookedTypes internal names ({@code a/b/C}) of the classes the agent transforms
@@ -50,6 +60,19 @@ final class StartupCost {
   void premainDone(long nanos) {
     premainNanos.set(nanos);
     logWhenComplete();
+  }
+
+  /**
+   * Which way the preparation made the transformed bytes: {@link #PREBUILT_PATH} or {@link
+   * #BYTE_BUDDY_PATH}.
+   */
+  void preparedOn(String description) {
+    path.set(description);
+  }
+
+  /** What {@link #preparedOn} said; empty before. */
+  String path() {
+    return path.get();
   }
 
   /** The background preparation took {@code nanos}, off the broker's threads. */
@@ -106,7 +129,9 @@ final class StartupCost {
             + millis(settings)
             + " ms; the background preparation "
             + millis(preparation)
-            + " ms, in parallel with the broker's start)");
+            + " ms"
+            + (path.get().isEmpty() ? "" : " " + path.get())
+            + ", in parallel with the broker's start)");
   }
 
   private static long millis(long nanos) {

@@ -182,6 +182,75 @@ class DeferredHooksTest {
     assertThat(byteBuddy.offered).containsExactly(UNIFIED_LOG, LOG_SEGMENT);
   }
 
+  /** The prebuilt path's outcome: ByteBuddy built on demand by {@code build}. */
+  private DeferredHooks.Installed prebuiltPath(
+      java.util.function.Supplier<ClassFileTransformer> build) {
+    return new DeferredHooks.Installed(
+        new ByteBuddyTransformations.OnDemand(build),
+        loader,
+        Map.of(
+            UNIFIED_LOG, new DeferredHooks.Prebuilt(ORIGINAL, PREBUILT),
+            LOG_SEGMENT, new DeferredHooks.Prebuilt(ORIGINAL, PREBUILT)));
+  }
+
+  @Test
+  void onThePrebuiltPathByteBuddyIsBuiltOnlyForAClassWithOtherBytesAndOnlyOnce() throws Exception {
+    // Given the prebuilt path's outcome, whose ByteBuddy is built on demand
+    AtomicInteger builds = new AtomicInteger();
+    DeferredHooks hooks = hooks(Duration.ofMinutes(2));
+    hooks.settle(
+        prebuiltPath(
+            () -> {
+              builds.incrementAndGet();
+              return byteBuddy;
+            }));
+
+    // When UnifiedLog loads with the bytes read ahead, Then it takes the prebuilt bytes and
+    // ByteBuddy is not built
+    assertThat(hooks.transform(loader, UNIFIED_LOG, null, null, ORIGINAL)).isEqualTo(PREBUILT);
+    assertThat(builds).hasValue(0);
+
+    // When LogSegment loads with other bytes (another agent changed them), twice, through either
+    // entry point
+    byte[] first =
+        hooks.transform(Object.class.getModule(), loader, LOG_SEGMENT, null, null, new byte[] {0});
+    byte[] second = hooks.transform(loader, LOG_SEGMENT, null, null, new byte[] {0});
+
+    // Then ByteBuddy is built once, at that first need, and transforms both, as on the ByteBuddy
+    // path
+    assertThat(first).isEqualTo(TRANSFORMED);
+    assertThat(second).isEqualTo(TRANSFORMED);
+    assertThat(builds).hasValue(1);
+    assertThat(byteBuddy.offered).containsExactly(LOG_SEGMENT, LOG_SEGMENT);
+  }
+
+  @Test
+  void onThePrebuiltPathAByteBuddyThatCannotBeBuiltLeavesOnlyThatClassStockAndIsNotRetried()
+      throws Exception {
+    // Given the prebuilt path's outcome, whose ByteBuddy cannot be built
+    AtomicInteger builds = new AtomicInteger();
+    DeferredHooks hooks = hooks(Duration.ofMinutes(2));
+    hooks.settle(
+        prebuiltPath(
+            () -> {
+              builds.incrementAndGet();
+              throw new NoClassDefFoundError("net/bytebuddy/agent/builder/AgentBuilder");
+            }));
+
+    // When LogSegment loads with other bytes, twice, and UnifiedLog with the bytes read ahead
+    byte[] other = hooks.transform(loader, LOG_SEGMENT, null, null, new byte[] {0});
+    byte[] otherAgain = hooks.transform(loader, LOG_SEGMENT, null, null, new byte[] {0});
+    byte[] prebuilt = hooks.transform(loader, UNIFIED_LOG, null, null, ORIGINAL);
+
+    // Then the hook does not throw into the class load: that class loads stock (as when ByteBuddy
+    // fails to transform it on the ByteBuddy path), the build is tried once, and the class with
+    // the bytes read ahead still takes its prebuilt bytes
+    assertThat(other).isNull();
+    assertThat(otherAgain).isNull();
+    assertThat(builds).hasValue(1);
+    assertThat(prebuilt).isEqualTo(PREBUILT);
+  }
+
   @Test
   void aFailedPreparationRunsTheGuardOnceAndNoHookedClassIsEverTransformed() throws Exception {
     // Given a preparation that found a hook target missing

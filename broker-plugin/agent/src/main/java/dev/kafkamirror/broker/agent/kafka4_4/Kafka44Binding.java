@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The Kafka 4.4 side of {@link KafkaBinding}: the composition root of everything written against
  * Kafka 4.4's internals. Found by {@link java.util.ServiceLoader} in {@code premain}, which asks
- * only {@link #hookedTypes}; the agent's background preparation then calls {@link #missingTargets}
- * and {@link #instrument}.
+ * only {@link #hookedTypes}; the agent's background preparation then calls {@link #whenConfigured},
+ * and {@link #missingTargets} and {@link #instrument} when the agent jar holds no prebuilt classes
+ * for the broker's (and at build time, to make them).
  */
 public final class Kafka44Binding implements KafkaBinding {
 
@@ -74,15 +75,31 @@ public final class Kafka44Binding implements KafkaBinding {
     return Kafka44Instrumentation.missingTargets(pool);
   }
 
+  /**
+   * {@link Kafka44Instrumentation#hookedTypes}, from its compile-time constants (inlined here), so
+   * that asking does not load Kafka44Instrumentation: verifying that class loads ByteBuddy's
+   * matcher and builder types, which neither {@code premain} nor the prebuilt path may load ({@code
+   * Kafka44InstrumentationTest} checks the two sets are equal, {@code PrebuiltStartupTest} that no
+   * ByteBuddy class loads).
+   */
   @Override
   public java.util.Set<String> hookedTypes() {
-    return Kafka44Instrumentation.hookedTypes();
+    return java.util.Set.of(
+        Kafka44Instrumentation.UNIFIED_LOG,
+        Kafka44Instrumentation.PRODUCER_STATE_MANAGER,
+        Kafka44Instrumentation.LOG_SEGMENT,
+        Kafka44Instrumentation.REPLICA_MANAGER,
+        Kafka44Instrumentation.TRANSACTION_COORDINATOR);
   }
 
   @Override
-  public AgentBuilder instrument(AgentBuilder builder, BrokerConfigListener listener) {
-    BrokerHandles.whenConfigured(listener);
+  public AgentBuilder instrument(AgentBuilder builder) {
     return Kafka44Instrumentation.apply(builder);
+  }
+
+  @Override
+  public void whenConfigured(BrokerConfigListener listener) {
+    BrokerHandles.whenConfigured(listener);
   }
 
   @Override
