@@ -255,11 +255,14 @@ final class ControlServer implements AutoCloseable {
       live.add(connection);
       connection.serve();
     } finally {
-      closeQuietly(socket);
+      // The slot first, then the socket: a caller that sees this connection end and connects
+      // again at once must find the slot free (closing first let the acceptor refuse it at the
+      // limit, ControlServerTest's failing-connections case, seen once under load).
       if (connection == null || live.remove(connection)) {
         // Not evicted: an eviction already gave this connection's slot back.
         open.decrementAndGet();
       }
+      closeQuietly(socket);
     }
   }
 
