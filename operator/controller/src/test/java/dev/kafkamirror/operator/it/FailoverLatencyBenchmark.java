@@ -37,11 +37,11 @@ import org.junit.jupiter.api.Test;
  *   [-Dcmo.bench.settle=replicated|mirroring]
  * </pre>
  *
- * <p>Settle: {@code replicated} (the default) patches the spec once the mirror is at lag 0 and
- * every destination partition has its full ISR, as an established mirror would; {@code mirroring}
- * patches as soon as the status shows every partition MIRRORING at lag 0, while the destination may
- * still be creating follower replicas and the operator still starting them (a stop right after a
- * start).
+ * <p>Settle: {@code replicated} (the default) patches the spec once the mirror is at lag 0, every
+ * destination partition has its full ISR and every replica is registered as a mirror on its broker
+ * (registry files), as an established mirror would; {@code mirroring} patches as soon as the status
+ * shows every partition MIRRORING at lag 0, while the destination may still be creating follower
+ * replicas and the operator still starting them (a stop right after a start).
  *
  * <p>Modes: {@code quiescent} (one committed record per partition, nothing to truncate) and {@code
  * open} (then one transactional record per partition in a transaction left open until the stop is
@@ -125,6 +125,7 @@ class FailoverLatencyBenchmark {
               // follower replica (at 1,000 partitions, RF 3, on 2 cores, that takes the brokers
               // up to a minute after the topic's creation, and the stop would share their time).
               awaitFullyReplicated(destination, topic, size);
+              awaitEveryReplicaRegistered(destination, topic, size * 3);
               awaitMirroredAtLagZero(client, topic, size);
             }
             KafkaProducer<String, String> openTransaction = null;
@@ -246,6 +247,38 @@ class FailoverLatencyBenchmark {
                     .allSatisfy(p -> assertThat(p.isr()).hasSameSizeAs(p.replicas()));
               });
     }
+  }
+
+  /**
+   * Waits until the destination's brokers hold {@code replicas} MIRRORING registrations of {@code
+   * topic} in their registry files, leaders' and followers' (the operator starts the followers
+   * after their replicas exist, which at 1,000 partitions can take it a minute past the full ISR).
+   */
+  private static void awaitEveryReplicaRegistered(
+      KafkaCluster destination, String topic, int replicas) {
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    await()
+        .atMost(Duration.ofMinutes(10))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              int registered = 0;
+              for (int id : destination.brokerIds()) {
+                Path file = destination.logDir(id).resolve("cluster-mirror-registry.json");
+                if (!Files.exists(file)) {
+                  continue;
+                }
+                for (com.fasterxml.jackson.databind.JsonNode row : json.readTree(file.toFile())) {
+                  if (topic.equals(row.path("topic").asText())
+                      && "MIRRORING".equals(row.path("state").asText())) {
+                    registered++;
+                  }
+                }
+              }
+              assertThat(registered).as("MIRRORING registrations of " + topic).isEqualTo(replicas);
+            });
   }
 
   /**
