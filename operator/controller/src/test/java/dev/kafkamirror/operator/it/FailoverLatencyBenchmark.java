@@ -153,11 +153,13 @@ class FailoverLatencyBenchmark {
                 .resources(ClusterMirror.class)
                 .inNamespace(NS)
                 .withName(topic)
-                .edit(
-                    cr -> {
-                      cr.getSpec().setState(MirrorState.Stopped);
-                      return cr;
-                    });
+                // A merge patch of the spec alone, as `kubectl patch --type merge` sends: an
+                // edit (read, then patch with its resourceVersion) failed with a conflict when the
+                // operator's status write landed in between.
+                .patch(
+                    io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                        io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                    "{\"spec\":{\"state\":\"" + MirrorState.Stopped.name() + "\"}}");
             // A watch, not a poll: reading a 1,000-partition status every 20 ms loaded the API
             // server the operator writes the status through.
             client
