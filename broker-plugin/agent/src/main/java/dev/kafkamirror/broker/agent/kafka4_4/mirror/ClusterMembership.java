@@ -474,6 +474,7 @@ public final class ClusterMembership {
       return;
     }
     MirrorEntry entry = registry.entry(tp).orElse(null);
+    MirrorState recorded;
     if (entry == null) {
       entry = registry.adoptFromCluster(tp, m, recordedState(records, m));
       LOG.info(
@@ -493,12 +494,11 @@ public final class ClusterMembership {
     } else if (entry.mirrorName().equals(m.mirrorName())
         && entry.state() == MirrorState.STOPPED
         && !m.topicId().equals(entry.sourceTopicIdPinnedFor())
-        && recordedState(records, m) != MirrorState.STOPPED) {
+        && (recorded = recordedState(records, m)) != MirrorState.STOPPED) {
       // Stopped here, but the cluster records no stop of this topic's partition: a registration
       // becomes STOPPED only after the stop's STOPPED is recorded (StopRules), so this one belongs
       // to an earlier topic of the name (kept when it was deleted: no topic id recorded for it).
       // Left as it is, it would let clients write into a live mirror once this broker leads.
-      MirrorState recorded = recordedState(records, m);
       entry = registry.adoptReplacingStaleStopped(tp, m, recorded);
       LOG.warn(
           "{}: the stopped registration of mirror {} here was not made for topic id {}, whose"
