@@ -21,6 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.ElectionType;
@@ -423,10 +424,12 @@ public final class KafkaCluster implements AutoCloseable {
     try (Admin admin = admin()) {
       while (true) {
         try {
-          admin
-              .createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
-              .all()
-              .get(30, TimeUnit.SECONDS);
+          CreateTopicsResult created =
+              admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)));
+          created.all().get(30, TimeUnit.SECONDS);
+          // The brokers may still serve the deleted topic's metadata, or none: wait for the new id
+          awaitEveryPartitionLedAndHosted(
+              admin, topic, 1, created.topicId(topic).get(30, TimeUnit.SECONDS));
           return;
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)
@@ -443,6 +446,11 @@ public final class KafkaCluster implements AutoCloseable {
       throw new IllegalStateException("interrupted while creating " + topic + " again", e);
     } catch (TimeoutException e) {
       throw new IllegalStateException("creating " + topic + " again timed out", e);
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot create " + topic + " again on " + bootstrapServers() + ": " + e, e);
     }
   }
 
@@ -455,46 +463,59 @@ public final class KafkaCluster implements AutoCloseable {
               List.of(new NewTopic(topic, partitions, (short) replicationFactor).configs(configs)))
           .all()
           .get(30, TimeUnit.SECONDS);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (System.nanoTime() < deadline) {
-        TopicDescription description;
-        try {
-          description =
-              admin
-                  .describeTopics(List.of(topic))
-                  .allTopicNames()
-                  .get(30, TimeUnit.SECONDS)
-                  .get(topic);
-        } catch (ExecutionException e) {
-          if (e.getCause()
-              instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
-            // The broker answering has not seen the new topic's metadata yet.
-            Thread.sleep(100);
-            continue;
-          }
-          throw e;
-        }
-        boolean allLed =
-            description.partitions().stream()
-                .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-        if (allLed
-            && description.partitions().size() == partitions
-            && everyInSyncReplicaHostsItsLog(admin, topic, description)) {
-          return;
-        }
-        Thread.sleep(100);
-      }
-      throw new IllegalStateException(
-          "topic "
-              + topic
-              + " on cluster "
-              + config.name()
-              + " has partitions without a leader after 30 s");
+      awaitEveryPartitionLedAndHosted(admin, topic, partitions, null);
     } catch (Exception e) {
       throw new IllegalStateException(
           "cannot create topic " + topic + " on cluster " + config.name() + ": " + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Waits up to 30 s until {@code topic} has {@code partitions} partitions, each with a leader and
+   * every in-sync replica's log on its broker: the controller's answer to a create does not mean
+   * the brokers have applied the topic yet. When {@code topicId} is not null, a description with
+   * another id (a deleted topic of the same name the answering broker still knows) does not count.
+   */
+  private void awaitEveryPartitionLedAndHosted(
+      Admin admin, String topic, int partitions, Uuid topicId) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      TopicDescription description;
+      try {
+        description =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic);
+      } catch (ExecutionException e) {
+        if (e.getCause()
+            instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+          // The broker answering has not seen the new topic's metadata yet.
+          Thread.sleep(100);
+          continue;
+        }
+        throw e;
+      }
+      boolean allLed =
+          description.partitions().stream()
+              .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+      if (allLed
+          && (topicId == null || topicId.equals(description.topicId()))
+          && description.partitions().size() == partitions
+          && everyInSyncReplicaHostsItsLog(admin, topic, description)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException(
+        "topic "
+            + topic
+            + " on cluster "
+            + config.name()
+            + (topicId == null ? "" : " (topic id " + topicId + ")")
+            + " has partitions without a leader after 30 s");
   }
 
   /**
