@@ -179,6 +179,21 @@ class FailedResetIT {
     } finally {
       data.openTransaction().close(Duration.ZERO);
     }
+    // The fence moves leadership to the first other replica, in assignment order, that is in sync
+    // and holds the mirror membership: wait until every replica is both, so that the move is the
+    // one the test names (the leader's high watermark alone says nothing of the third replica)
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(destination.isrOf(tp)).containsExactlyInAnyOrderElementsOf(replicas);
+              JsonNode membership =
+                  describe(replicas.get(0), topic).path("clusterMembership").path("holders");
+              Set<Integer> holders = new java.util.HashSet<>();
+              membership.forEach(h -> holders.add(h.asInt()));
+              assertThat(holders).as(membership.toString()).containsAll(replicas);
+            });
     return data;
   }
 
