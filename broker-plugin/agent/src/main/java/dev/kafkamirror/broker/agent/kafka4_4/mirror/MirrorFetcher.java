@@ -36,6 +36,14 @@ import scala.Option;
  * partition's leader at the local log end (a consumer fetch, read_uncommitted, so bounded by the
  * source high watermark) and appends the batches as-is.
  *
+ * <p>Source brokers: one fetch in flight to each source broker that leads a mirrored partition, all
+ * at once, each answer appended as it arrives (as Kafka's follower fetchers do, one per source
+ * broker); the next fetch to a broker is sent after its answer is appended, so a partition is in at
+ * most one fetch and every fetch asks from the local log end. A broker that stops answering holds
+ * up only its own partitions, until the request timeout; the source's metadata is read in the
+ * background for the same reason. An answer is used only for a partition still as it was at the
+ * send (same registration, leader epoch and log end); otherwise that partition is fetched afresh.
+ *
  * <p>Leader changes: on the destination, a partition is fetched only while this broker leads it
  * (checked every round), so a new leader that has the partition registered picks it up; on the
  * source, leaders are re-read whenever a fetch fails with a leadership error and every {@value
@@ -67,6 +75,10 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
   private static final long IDLE_SLEEP_MS = 50L;
   private static final long ERROR_BACKOFF_MS = 500L;
   private static final long STOP_STATE_SYNC_TIMEOUT_MS = 5_000L;
+  private static final int FETCH_MAX_BYTES = 16 * 1024 * 1024;
+
+  /** The longest wait for an answer in one round; an answer ends the wait at once. */
+  private static final long POLL_MS = 2L * FETCH_MAX_WAIT_MS;
 
   private final SourceCluster source;
   private final MirrorRegistry registry;
@@ -77,6 +89,59 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
 
   private final SourceIdentity identity;
   private final MirrorAlignment alignment;
+
+  /**
+   * The fetch in flight to each source broker, by broker id: at most one per broker, and a
+   * partition in at most one.
+   */
+  private final Map<String, InFlight> inFlight = new HashMap<>();
+
+  /** Partitions not pinned to a source topic id yet, with when this fetcher first saw them so. */
+  private final Map<TopicPartition, Long> pinNeededSinceMs = new HashMap<>();
+
+  /** Source brokers whose last fetch failed as a whole, with when they get the next one. */
+  private final Map<String, Long> backoffUntilMs = new HashMap<>();
+
+  /**
+   * A fetch sent and not answered yet, with what its answer is read against: the partitions and
+   * their local replicas and source epochs as they were when it was sent.
+   */
+  private record InFlight(
+      Node leader,
+      Map<TopicPartition, FetchRequest.PartitionData> partitions,
+      Map<Uuid, String> topicNames,
+      Map<TopicPartition, Partition> active,
+      Map<TopicPartition, SourceEpochs> epochs,
+      Map<TopicPartition, MirrorEntry> entries,
+      Map<TopicPartition, Integer> leaderEpochs) {
+
+    /**
+     * Whether {@code tp}'s answer may still be used: the same registration, still led here in the
+     * leader epoch of the send (its stop state checked in it), at the log end the fetch asked from.
+     * An answer can come up to the request timeout after its send; a partition stopped, truncated,
+     * registered again or led anew meanwhile is fetched afresh instead.
+     */
+    boolean stillAsSent(TopicPartition tp, MirrorEntry entry, Partition partition) {
+      Integer epoch = leaderEpochs.get(tp);
+      FetchRequest.PartitionData sent = partitions.get(tp);
+      if (entry == null
+          || partition == null
+          || epoch == null
+          || sent == null
+          || entries.get(tp) != entry
+          || !partition.isLeader()
+          || partition.getLeaderEpoch() != epoch
+          || entry.stopStateCheckedAtEpoch() != epoch) {
+        return false;
+      }
+      try {
+        return partition.localLogOrException().logEndOffset() == sent.fetchOffset;
+      } catch (RuntimeException e) {
+        // No local log any more (the replica went offline or was deleted).
+        return false;
+      }
+    }
+  }
 
   MirrorFetcher(SourceCluster source, MirrorRegistry registry) {
     super("cluster-mirror-fetcher-" + source.key());
@@ -130,10 +195,12 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     if (rm.isEmpty()) {
       return false;
     }
+    long now = System.currentTimeMillis();
     Map<TopicPartition, Partition> active = new LinkedHashMap<>();
     // A partition to pin to a source topic id that the last metadata knows: re-read at once, so
     // that the id pinned is the source's current one (the backoff is for topics that are gone).
     boolean pinWaits = false;
+    java.util.Set<TopicPartition> unpinned = new java.util.HashSet<>();
     for (Map.Entry<TopicPartition, MirrorEntry> e : registry.entriesOf(source.key()).entrySet()) {
       if (e.getValue().state() != MirrorState.MIRRORING
           || e.getValue().sourceMismatch() != null
@@ -156,43 +223,65 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
           // The source topic id is recorded from fresh metadata only.
           metadataStale = true;
           pinWaits |= source.topicIdOf(e.getKey().topic()) != null;
+          unpinned.add(e.getKey());
+          pinNeededSinceMs.putIfAbsent(e.getKey(), now);
         }
         active.put(e.getKey(), partition.get());
       }
     }
     if (active.isEmpty()) {
-      return false;
+      // Answers still due are read (and find nothing to append to) rather than left for later.
+      return !inFlight.isEmpty() && pollAnswers(active);
     }
-    long now = System.currentTimeMillis();
+    pinNeededSinceMs.keySet().retainAll(unpinned);
     boolean refreshed = false;
-    if ((metadataStale && (pinWaits || metadataBackoff.due(now)))
-        || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS) {
+    SourceCluster.Refresh read = source.finishedRefresh();
+    if (read != null) {
       // Identity first: the topic metadata of another cluster is of no use.
-      String clusterId = source.clusterId();
-      if (identity.mismatch(clusterId, "the source's metadata (bootstrap " + bootstrap() + ")")) {
+      if (identity.mismatch(
+          read.clusterId(), "the source's metadata (bootstrap " + bootstrap() + ")")) {
         active
             .keySet()
             .removeIf(tp -> registry.entry(tp).map(m -> m.sourceMismatch() != null).orElse(true));
+      } else {
+        read.apply();
+        refreshed = true;
       }
       if (active.isEmpty()) {
-        return false;
+        return pollAnswers(active);
       }
-      source.refreshMetadata(active.keySet());
+    }
+    if (!source.refreshing()
+        && ((metadataStale && (pinWaits || metadataBackoff.due(now)))
+            || now - metadataRefreshedAtMs > METADATA_MAX_AGE_MS)) {
+      // In the background: a source broker that does not answer must not hold up the fetches
+      // to the others. What goes stale from here on asks for another read after this one.
+      source.startRefresh(active.keySet());
       metadataRefreshedAtMs = now;
       metadataStale = false;
-      refreshed = true;
+    }
+    // The source topic id is pinned from metadata read after the partition was first seen
+    // unpinned, never from older metadata (the topic may have been created again since): until
+    // such a read is in, the partition waits, neither pinned nor fetched.
+    for (TopicPartition tp : unpinned) {
+      if (read == null || !refreshed || read.startedAtMs() < pinNeededSinceMs.get(tp)) {
+        active.remove(tp);
+      }
     }
     // Before the membership is recorded (it carries the source topic id) and before any append.
     alignment.checkSourceTopicIds(active);
     checkStopState(active);
-    if (active.isEmpty()) {
-      return false;
+    // A partition in a fetch still in flight waits for its answer; a source broker gets one fetch
+    // at a time, as a Kafka follower's fetcher sends.
+    Map<TopicPartition, Partition> sendable = new LinkedHashMap<>(active);
+    for (InFlight f : inFlight.values()) {
+      sendable.keySet().removeAll(f.partitions().keySet());
     }
     Map<Node, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
     Map<Uuid, String> topicNames = new HashMap<>();
     Map<TopicPartition, SourceEpochs> epochs = new HashMap<>();
     boolean unresolved = false;
-    for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
+    for (Map.Entry<TopicPartition, Partition> e : sendable.entrySet()) {
       TopicPartition tp = e.getKey();
       Node leader = source.leaderOf(tp);
       // Fetched by the recorded source topic id, never by name: a source topic created again under
@@ -203,6 +292,11 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
               .map(m -> m.sourceTopicIdFor(MirrorAlignment.destinationTopicId(e.getValue())))
               .orElse(null);
       Uuid topicId = pinned == null ? null : Uuid.fromString(pinned);
+      boolean unknown = source.topicIdOf(tp.topic()) == null || leader == null || topicId == null;
+      if (unknown && source.refreshing()) {
+        // The metadata read in progress may know it: no error yet.
+        continue;
+      }
       if (source.topicIdOf(tp.topic()) == null) {
         registry
             .entry(tp)
@@ -225,6 +319,10 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
             .ifPresent(m -> m.error("no leader for " + tp + " on source " + source.key()));
         metadataStale = true;
         unresolved = true;
+        continue;
+      }
+      if (inFlight.containsKey(leader.idString())
+          || backoffUntilMs.getOrDefault(leader.idString(), 0L) > now) {
         continue;
       }
       long fetchOffset = e.getValue().localLogOrException().logEndOffset();
@@ -263,17 +361,105 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     if (refreshed) {
       metadataBackoff.refreshed(now, unresolved);
     }
-    boolean progressed = false;
     for (Map.Entry<Node, Map<TopicPartition, FetchRequest.PartitionData>> request :
         byLeader.entrySet()) {
-      progressed |= fetchFrom(request.getKey(), request.getValue(), topicNames, active, epochs);
+      send(request.getKey(), request.getValue(), topicNames, active, epochs);
+    }
+    return pollAnswers(active);
+  }
+
+  /**
+   * Sends one fetch to {@code leader} when its connection is ready and checked; otherwise the
+   * connection is carried on and the partitions wait for a later round.
+   */
+  private void send(
+      Node leader,
+      Map<TopicPartition, FetchRequest.PartitionData> partitions,
+      Map<Uuid, String> topicNames,
+      Map<TopicPartition, Partition> active,
+      Map<TopicPartition, SourceEpochs> epochs) {
+    try {
+      if (!source.readyForFetch(leader)) {
+        return;
+      }
+    } catch (SourceCluster.SourceIdentityException e) {
+      LOG.error("mirror fetcher for source {}: {}; not fetching", source.key(), e.getMessage());
+      metadataStale = true;
+      return;
+    } catch (java.io.IOException e) {
+      failed(leader, partitions.keySet(), e.getMessage());
+      return;
+    }
+    FetchRequest.Builder request =
+        FetchRequest.Builder.forConsumer(
+                ApiKeys.FETCH.latestVersion(), FETCH_MAX_WAIT_MS, 1, partitions)
+            .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
+            .metadata(FetchMetadata.LEGACY)
+            .setMaxBytes(FETCH_MAX_BYTES);
+    Map<TopicPartition, Partition> sent = new HashMap<>();
+    Map<TopicPartition, SourceEpochs> sentEpochs = new HashMap<>();
+    Map<Uuid, String> sentNames = new HashMap<>();
+    Map<TopicPartition, MirrorEntry> entries = new HashMap<>();
+    Map<TopicPartition, Integer> leaderEpochs = new HashMap<>();
+    for (Map.Entry<TopicPartition, FetchRequest.PartitionData> p : partitions.entrySet()) {
+      TopicPartition tp = p.getKey();
+      Partition partition = active.get(tp);
+      sent.put(tp, partition);
+      sentEpochs.put(tp, epochs.get(tp));
+      sentNames.put(p.getValue().topicId, topicNames.get(p.getValue().topicId));
+      registry.entry(tp).ifPresent(m -> entries.put(tp, m));
+      leaderEpochs.put(tp, partition.getLeaderEpoch());
+    }
+    source.send(leader, request);
+    inFlight.put(
+        leader.idString(),
+        new InFlight(
+            leader, Map.copyOf(partitions), sentNames, sent, sentEpochs, entries, leaderEpochs));
+  }
+
+  /**
+   * Waits for the answers of the fetches in flight (at most {@value #POLL_MS} ms, less as soon as
+   * one arrives) and appends what they carry; then raises the log starts of {@code active}.
+   *
+   * @return true (the round waited here, so the fetcher does not sleep as well)
+   */
+  private boolean pollAnswers(Map<TopicPartition, Partition> active) {
+    List<ClientResponse> answers =
+        source.poll(
+            POLL_MS,
+            (node, reported) -> {
+              if (identity.mismatch(reported, "source broker " + node)) {
+                throw new SourceCluster.SourceIdentityException(
+                    "source broker " + node + " reports cluster id " + reported);
+              }
+            });
+    for (ClientResponse answer : answers) {
+      InFlight fetch = inFlight.remove(answer.destination());
+      if (fetch != null) {
+        answered(fetch, answer);
+      }
     }
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
       registry
           .entry(e.getKey())
           .ifPresent(m -> MirrorAlignment.alignLogStart(e.getKey(), m, e.getValue()));
     }
-    return progressed;
+    return true;
+  }
+
+  /**
+   * A fetch to {@code leader} failed as a whole: its partitions say why, the metadata is read
+   * again, and {@code leader} gets no fetch for {@value #ERROR_BACKOFF_MS} ms. The partitions of
+   * the other source brokers go on.
+   */
+  private void failed(Node leader, java.util.Collection<TopicPartition> partitions, String why) {
+    String message = "fetch from source broker " + leader + " of " + source.key() + ": " + why;
+    for (TopicPartition tp : partitions) {
+      registry.entry(tp).ifPresent(m -> m.error(message));
+    }
+    LOG.warn("mirror fetcher for source {}: {}", source.key(), message);
+    metadataStale = true;
+    backoffUntilMs.put(leader.idString(), System.currentTimeMillis() + ERROR_BACKOFF_MS);
   }
 
   /**
@@ -341,47 +527,32 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     }
   }
 
-  private boolean fetchFrom(
-      Node leader,
-      Map<TopicPartition, FetchRequest.PartitionData> partitions,
-      Map<Uuid, String> topicNames,
-      Map<TopicPartition, Partition> active,
-      Map<TopicPartition, SourceEpochs> epochs)
-      throws Exception {
-    FetchRequest.Builder request =
-        FetchRequest.Builder.forConsumer(
-                ApiKeys.FETCH.latestVersion(), FETCH_MAX_WAIT_MS, 1, partitions)
-            .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
-            .metadata(FetchMetadata.LEGACY)
-            .setMaxBytes(16 * 1024 * 1024);
-    ClientResponse response;
-    try {
-      response =
-          source.send(
-              leader,
-              request,
-              (node, reported) -> {
-                if (identity.mismatch(reported, "source broker " + node)) {
-                  throw new SourceCluster.SourceIdentityException(
-                      "source broker " + node + " reports cluster id " + reported);
-                }
-              });
-    } catch (SourceCluster.SourceIdentityException e) {
-      LOG.error("mirror fetcher for source {}: {}; not fetching", source.key(), e.getMessage());
-      metadataStale = true;
+  /** Appends what the answer to {@code fetch} carries; true when something was appended. */
+  private boolean answered(InFlight fetch, ClientResponse response) {
+    Node leader = fetch.leader();
+    if (response.wasDisconnected()) {
+      failed(
+          leader,
+          fetch.partitions().keySet(),
+          response.wasTimedOut()
+              ? "no answer within " + SourceCluster.requestTimeoutMs() + " ms"
+              : "the connection was closed before the answer");
       return false;
     }
     if (response.versionMismatch() != null) {
-      throw response.versionMismatch();
+      failed(leader, fetch.partitions().keySet(), response.versionMismatch().toString());
+      return false;
     }
-    FetchResponse fetch = (FetchResponse) response.responseBody();
-    if (fetch.error() != Errors.NONE) {
-      metadataStale = true;
-      throw fetch.error().exception("fetch from " + leader + " of source " + source.key());
+    FetchResponse answer = (FetchResponse) response.responseBody();
+    if (answer.error() != Errors.NONE) {
+      failed(leader, fetch.partitions().keySet(), answer.error().name());
+      return false;
     }
+    Map<TopicPartition, Partition> active = fetch.active();
+    Map<TopicPartition, SourceEpochs> epochs = fetch.epochs();
     boolean progressed = false;
     Map<TopicPartition, FetchResponseData.PartitionData> data =
-        fetch.responseData(topicNames, response.requestHeader().apiVersion());
+        answer.responseData(fetch.topicNames(), response.requestHeader().apiVersion());
     // First every partition's answer is looked at and the source epochs its records start are
     // written, all together; then the records whose epochs are durable are appended.
     Map<TopicPartition, MemoryRecords> toAppend = new LinkedHashMap<>();
@@ -391,7 +562,10 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
       FetchResponseData.PartitionData pd = e.getValue();
       MirrorEntry entry = registry.entry(tp).orElse(null);
       Partition partition = active.get(tp);
-      if (entry == null || partition == null || entry.state() != MirrorState.MIRRORING) {
+      if (entry == null
+          || partition == null
+          || entry.state() != MirrorState.MIRRORING
+          || !fetch.stillAsSent(tp, entry, partition)) {
         continue;
       }
       Errors error = Errors.forCode(pd.errorCode());
@@ -446,7 +620,9 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
       // Under the entry's lock: once a control call moved the entry out of MIRRORING, no append is
       // in flight.
       synchronized (entry) {
-        if (entry.state() != MirrorState.MIRRORING || entry.failedReason() != null) {
+        if (entry.state() != MirrorState.MIRRORING
+            || entry.failedReason() != null
+            || !fetch.stillAsSent(tp, entry, partition)) {
           continue;
         }
         try {

@@ -15,7 +15,6 @@ import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.ManualMetadataUpdater;
 import org.apache.kafka.clients.MetadataRecoveryStrategy;
 import org.apache.kafka.clients.NetworkClient;
-import org.apache.kafka.clients.NetworkClientUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -37,6 +36,11 @@ import org.apache.kafka.common.utils.internals.LogContext;
  * The connection of this broker to one source cluster: an Admin client for metadata (cluster id,
  * topic ids, partition leaders) and a network client for raw Fetch requests, both built from the
  * same client properties, so PLAINTEXT, SSL and SASL settings pass through unchanged.
+ *
+ * <p>Nothing here waits for one source broker: requests to several brokers are in flight at once
+ * and answered through {@link #poll}, connections are opened and checked without blocking, and the
+ * metadata is read in the background ({@link #startRefresh}). A broker that stops answering holds
+ * up only what was sent to it, until the request timeout ({@value #REQUEST_TIMEOUT_MS} ms).
  *
  * <p>Used by one fetcher thread; {@link #close()} may come from any thread.
  */
@@ -64,6 +68,17 @@ final class SourceCluster implements AutoCloseable {
    * address) is checked before a fetch goes over it.
    */
   private final java.util.Set<String> verifiedConnections = new java.util.HashSet<>();
+
+  /** Source broker ids whose current connection reported another cluster id, with why. */
+  private final Map<String, SourceIdentityException> refusedConnections = new HashMap<>();
+
+  /** The cluster id check in flight on a new connection, by source broker id. */
+  private final Map<String, IdentityCheckInFlight> checking = new HashMap<>();
+
+  private record IdentityCheckInFlight(Node node, int correlationId) {}
+
+  /** The metadata read in progress, or null. */
+  private Refresh refresh;
 
   /** Checks the cluster id a source broker reported on a new connection. */
   @FunctionalInterface
@@ -128,45 +143,9 @@ final class SourceCluster implements AutoCloseable {
     return key;
   }
 
-  /** The source's cluster id. */
-  String clusterId() throws Exception {
-    return admin.describeCluster().clusterId().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * Refreshes leaders and topic ids of {@code partitions}' topics. A topic the source does not have
-   * (deleted) loses its topic id and leaders here, so that its partitions are not fetched, without
-   * holding up the other topics.
-   */
-  void refreshMetadata(Collection<TopicPartition> partitions) throws Exception {
-    List<String> topics = partitions.stream().map(TopicPartition::topic).distinct().toList();
-    Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> futures =
-        admin.describeTopics(topics).topicNameValues();
-    List<TopicDescription> descriptions = new java.util.ArrayList<>();
-    for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> f :
-        futures.entrySet()) {
-      try {
-        descriptions.add(f.getValue().get(REQUEST_TIMEOUT_MS, TimeUnit.MILLISECONDS));
-      } catch (java.util.concurrent.ExecutionException e) {
-        if (!(e.getCause()
-            instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
-          throw e;
-        }
-        topicIds.remove(f.getKey());
-        leaders.keySet().removeIf(tp -> tp.topic().equals(f.getKey()));
-      }
-    }
-    for (TopicDescription description : descriptions) {
-      topicIds.put(description.name(), description.topicId());
-      for (TopicPartitionInfo info : description.partitions()) {
-        TopicPartition tp = new TopicPartition(description.name(), info.partition());
-        if (info.leader() == null || info.leader().isEmpty()) {
-          leaders.remove(tp);
-        } else {
-          leaders.put(tp, info.leader());
-        }
-      }
-    }
+  /** How long a request to a source broker may go unanswered before its connection is closed. */
+  static int requestTimeoutMs() {
+    return REQUEST_TIMEOUT_MS;
   }
 
   Node leaderOf(TopicPartition tp) {
@@ -202,49 +181,206 @@ final class SourceCluster implements AutoCloseable {
     leaders.remove(tp);
   }
 
-  /** Sends a request to {@code node} and waits for the answer (bounded by the request timeout). */
-  ClientResponse send(Node node, AbstractRequest.Builder<?> request, IdentityCheck identity)
-      throws IOException, SourceIdentityException {
-    // Connections are opened only by awaitReady below (the metadata updater is manual), so a node
-    // that is not ready now gets a new connection, which is checked before anything is fetched
-    // over it.
-    if (!network.isReady(node, time.milliseconds())) {
-      verifiedConnections.remove(node.idString());
+  /**
+   * Whether a fetch can be sent to {@code node} now: its connection is open, the cluster id it
+   * reports has been checked, and nothing is in flight on it. Never waits: a node without a
+   * connection gets one opened and a new connection gets its cluster id asked (a Metadata request
+   * without topics over that very connection); {@link #poll} carries both on, and a later call
+   * answers true. Every new connection (the first one, and every reconnect, possibly to another
+   * cluster behind the same address) is checked before a fetch goes over it.
+   *
+   * @throws SourceIdentityException the open connection reported another cluster id; it is never
+   *     used for a fetch, and a new connection is checked anew
+   * @throws IOException the last attempt to connect failed (another is made after the reconnect
+   *     backoff)
+   */
+  boolean readyForFetch(Node node) throws SourceIdentityException, IOException {
+    String id = node.idString();
+    long now = time.milliseconds();
+    if (checking.containsKey(id)) {
+      return false;
     }
-    if (!NetworkClientUtils.awaitReady(network, node, time, REQUEST_TIMEOUT_MS)) {
-      throw new IOException("source broker " + node + " of " + key + " is not reachable");
+    if (network.isReady(node, now)) {
+      SourceIdentityException refused = refusedConnections.get(id);
+      if (refused != null) {
+        throw refused;
+      }
+      if (verifiedConnections.contains(id)) {
+        return true;
+      }
+      ClientRequest check =
+          network.newClientRequest(id, new MetadataRequest.Builder(List.of(), false), now, true);
+      network.send(check, now);
+      checking.put(id, new IdentityCheckInFlight(node, check.correlationId()));
+      return false;
     }
-    if (!verifiedConnections.contains(node.idString())) {
-      identity.verify(node, clusterIdOver(node));
-      verifiedConnections.add(node.idString());
+    // Not ready: no connection, or one being opened. Whatever the last one was, the next is new.
+    verifiedConnections.remove(id);
+    refusedConnections.remove(id);
+    if (network.connectionFailed(node)) {
+      org.apache.kafka.common.errors.AuthenticationException auth =
+          network.authenticationException(node);
+      network.ready(node, now);
+      throw new IOException(
+          "source broker "
+              + node
+              + " of "
+              + key
+              + " is not reachable"
+              + (auth == null ? "" : ": " + auth.getMessage()));
     }
-    ClientRequest clientRequest =
-        network.newClientRequest(node.idString(), request, time.milliseconds(), true);
-    return NetworkClientUtils.sendAndReceive(network, clientRequest, time);
+    network.ready(node, now);
+    return false;
   }
 
   /**
-   * The cluster id reported over the fetch connection to {@code node} (a Metadata request without
-   * topics), so that the broker checked is the broker the fetch goes to.
+   * Sends {@code request} to {@code node}, for which {@link #readyForFetch} has just answered true;
+   * its answer comes from {@link #poll}.
    */
-  private String clusterIdOver(Node node) throws IOException {
-    ClientRequest clientRequest =
-        network.newClientRequest(
-            node.idString(),
-            new MetadataRequest.Builder(List.of(), false),
-            time.milliseconds(),
-            true);
-    ClientResponse response = NetworkClientUtils.sendAndReceive(network, clientRequest, time);
-    if (response.versionMismatch() != null) {
-      throw new IOException(
-          "source broker " + node + " of " + key + ": " + response.versionMismatch());
+  void send(Node node, AbstractRequest.Builder<?> request) {
+    long now = time.milliseconds();
+    network.send(network.newClientRequest(node.idString(), request, now, true), now);
+  }
+
+  /**
+   * Waits up to {@code timeoutMs} for answers, carrying connections and their cluster id checks on.
+   * Returns the answers to the requests of {@link #send}, including those that failed
+   * (disconnected, timed out after the request timeout, refused versions); the answers to the
+   * cluster id checks are handled here, through {@code identity}.
+   */
+  List<ClientResponse> poll(long timeoutMs, IdentityCheck identity) {
+    List<ClientResponse> answers = new java.util.ArrayList<>();
+    for (ClientResponse response : network.poll(timeoutMs, time.milliseconds())) {
+      String id = response.destination();
+      IdentityCheckInFlight check = checking.get(id);
+      if (check == null || check.correlationId() != response.requestHeader().correlationId()) {
+        answers.add(response);
+        continue;
+      }
+      checking.remove(id);
+      if (response.wasDisconnected() || response.versionMismatch() != null) {
+        // The connection is gone or unusable: readyForFetch reports it and opens another.
+        continue;
+      }
+      String clusterId = ((MetadataResponse) response.responseBody()).clusterId();
+      try {
+        if (clusterId == null) {
+          throw new SourceIdentityException(
+              "source broker "
+                  + check.node()
+                  + " of "
+                  + key
+                  + " did not report a cluster id; not fetching");
+        }
+        identity.verify(check.node(), clusterId);
+        verifiedConnections.add(id);
+      } catch (SourceIdentityException e) {
+        refusedConnections.put(id, e);
+      }
     }
-    String clusterId = ((MetadataResponse) response.responseBody()).clusterId();
-    if (clusterId == null) {
-      throw new IOException(
-          "source broker " + node + " of " + key + " did not report a cluster id; not fetching");
+    return answers;
+  }
+
+  /** Whether a metadata read started by {@link #startRefresh} has not been taken yet. */
+  boolean refreshing() {
+    return refresh != null;
+  }
+
+  /**
+   * Starts reading the source's cluster id and the leaders and topic ids of {@code partitions}'
+   * topics, in the background: a source broker that does not answer holds up this read, never the
+   * fetches to the others. {@link #finishedRefresh} hands it over when it is done.
+   */
+  void startRefresh(Collection<TopicPartition> partitions) {
+    if (refresh != null) {
+      return;
     }
-    return clusterId;
+    List<String> topics = partitions.stream().map(TopicPartition::topic).distinct().toList();
+    long startedAtMs = time.milliseconds();
+    refresh =
+        new Refresh(
+            startedAtMs,
+            admin.describeCluster().clusterId(),
+            admin.describeTopics(topics).topicNameValues());
+  }
+
+  /**
+   * The metadata read started by {@link #startRefresh} once it is done (then it is no longer in
+   * progress), or null while it is in progress or when none was started.
+   */
+  Refresh finishedRefresh() {
+    Refresh r = refresh;
+    if (r == null || !r.done()) {
+      return null;
+    }
+    refresh = null;
+    return r;
+  }
+
+  /**
+   * A finished metadata read: check {@link #clusterId} first, then {@link #apply} the topics; the
+   * metadata of another cluster is of no use.
+   */
+  final class Refresh {
+    private final long startedAtMs;
+    private final org.apache.kafka.common.KafkaFuture<String> clusterId;
+    private final Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> topics;
+
+    private Refresh(
+        long startedAtMs,
+        org.apache.kafka.common.KafkaFuture<String> clusterId,
+        Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> topics) {
+      this.startedAtMs = startedAtMs;
+      this.clusterId = clusterId;
+      this.topics = topics;
+    }
+
+    /** When the read was started (wall clock ms): what it says is at least as new as that. */
+    long startedAtMs() {
+      return startedAtMs;
+    }
+
+    private boolean done() {
+      return clusterId.isDone() && topics.values().stream().allMatch(f -> f.isDone());
+    }
+
+    /** The cluster id the source reported. */
+    String clusterId() throws Exception {
+      return clusterId.get();
+    }
+
+    /**
+     * Takes over the leaders and topic ids read. A topic the source does not have (deleted) loses
+     * its topic id and leaders here, so that its partitions are not fetched, without holding up the
+     * other topics.
+     */
+    void apply() throws Exception {
+      List<TopicDescription> descriptions = new java.util.ArrayList<>();
+      for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> f :
+          topics.entrySet()) {
+        try {
+          descriptions.add(f.getValue().get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (!(e.getCause()
+              instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)) {
+            throw e;
+          }
+          topicIds.remove(f.getKey());
+          leaders.keySet().removeIf(tp -> tp.topic().equals(f.getKey()));
+        }
+      }
+      for (TopicDescription description : descriptions) {
+        topicIds.put(description.name(), description.topicId());
+        for (TopicPartitionInfo info : description.partitions()) {
+          TopicPartition tp = new TopicPartition(description.name(), info.partition());
+          if (info.leader() == null || info.leader().isEmpty()) {
+            leaders.remove(tp);
+          } else {
+            leaders.put(tp, info.leader());
+          }
+        }
+      }
+    }
   }
 
   @Override
