@@ -41,6 +41,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * java -cp broker-plugin/agent/target/test-classes:broker-plugin/agent/target/classes:$(cat /tmp/agent-test.classpath) \
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
+ *     [-DsourceBrokers=1] \
  *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
  *
@@ -48,16 +49,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * runs on a warmer (or busier) machine:
  *
  * <ol>
- *   <li>A source topic of P partitions (one shared single-node source cluster) and a topic of P
- *       partitions on broker 1 of the replication cluster are preloaded with the same N MiB of 1
- *       KiB records (same producer settings, optional zstd). Nothing is timed while preloading.
+ *   <li>A source topic of P partitions (one shared source cluster: a single node, or with {@code
+ *       -DsourceBrokers=S} a controller plus S brokers, partition p on broker (p mod S) + 1) and a
+ *       topic of P partitions on the replication cluster's brokers 1 to S, spread alike, are
+ *       preloaded with the same N MiB of 1 KiB records (same producer settings, optional zstd).
+ *       Nothing is timed while preloading.
  *   <li><b>plugin</b>: a single-node destination with the agent; the topic is created and mirrored
  *       with one {@code mirror/start} call; timed from that call until every destination
  *       partition's log end (Admin listOffsets) equals the source's.
- *   <li><b>replication</b>: a cluster of a controller plus 2 brokers without the agent; the topic's
- *       replicas are reassigned from [1] to [1, 2], so broker 2 is a new, empty follower that
- *       fetches everything; timed from the reassignment call until broker 2 is in the ISR of every
- *       partition (no writes meanwhile, so in sync means its log end equals the leader's).
+ *   <li><b>replication</b>: a cluster of a controller plus S + 1 brokers without the agent; each
+ *       partition's replicas are reassigned from [its leader] to [its leader, S + 1], so broker S +
+ *       1 is a new, empty follower that fetches everything (from S leaders at once); timed from the
+ *       reassignment call until broker 2 is in the ISR of every partition (no writes meanwhile, so
+ *       in sync means its log end equals the leader's).
  *   <li><b>MirrorMaker 2</b>: a dedicated {@code org.apache.kafka.connect.mirror.MirrorMaker}
  *       (connect-mirror 4.3.1, its own JVM, classpath from cmo-mirrormaker2-runtime) into a
  *       single-node target cluster with the topic pre-created; timed until the target's log ends
@@ -84,6 +88,7 @@ public final class MirrorThroughputBenchmark {
   private final int preloadMiB;
   private final String compression;
   private final int mm2Tasks;
+  private final int sourceBrokers;
 
   private MirrorThroughputBenchmark() {
     this.agent =
@@ -95,6 +100,23 @@ public final class MirrorThroughputBenchmark {
     this.preloadMiB = Integer.getInteger("preloadMiB", 256);
     this.compression = System.getProperty("compression", "none");
     this.mm2Tasks = Integer.getInteger("mm2.tasks", 4);
+    this.sourceBrokers = Integer.getInteger("sourceBrokers", 1);
+    if (sourceBrokers < 1) {
+      throw new IllegalArgumentException("sourceBrokers must be at least 1, was " + sourceBrokers);
+    }
+  }
+
+  /**
+   * The broker that holds (leads) partition {@code p}: on the source and on the replication cluster
+   * alike, partition p on broker (p mod sourceBrokers) + 1.
+   */
+  private int leaderOf(int p) {
+    return p % sourceBrokers + 1;
+  }
+
+  /** The replication cluster's empty follower: the broker after the leaders. */
+  private int followerBroker() {
+    return sourceBrokers + 1;
   }
 
   public static void main(String[] args) throws Exception {
@@ -117,7 +139,11 @@ public final class MirrorThroughputBenchmark {
   private String run() throws Exception {
     StringBuilder out = new StringBuilder();
     List<Round> results = new ArrayList<>();
-    try (KafkaCluster source = KafkaClusterConfig.builder("tp-source").start();
+    KafkaClusterConfig.Builder sourceConfig = KafkaClusterConfig.builder("tp-source");
+    if (sourceBrokers > 1) {
+      sourceConfig.controllerPlusBrokers(sourceBrokers);
+    }
+    try (KafkaCluster source = sourceConfig.start();
         KafkaCluster pluginDestination =
             KafkaClusterConfig.builder("tp-plugin-dest")
                 .javaAgent(agent, null)
@@ -127,15 +153,17 @@ public final class MirrorThroughputBenchmark {
                 .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
                 .start();
         KafkaCluster replication =
-            KafkaClusterConfig.builder("tp-replication").controllerPlusBrokers(2).start();
+            KafkaClusterConfig.builder("tp-replication")
+                .controllerPlusBrokers(sourceBrokers + 1)
+                .start();
         KafkaCluster mm2Target = KafkaClusterConfig.builder("tp-mm2-target").start()) {
       MirrorMakerProcess.Settings mm2Settings =
           new MirrorMakerProcess.Settings(
               source.bootstrapServers(), mm2Target.bootstrapServers(), compression, mm2Tasks);
       for (int round = 1; round <= rounds; round++) {
         String topic = "tp-r" + round;
-        preload(source, topic, Optional.empty());
-        preload(replication, topic, Optional.of(1));
+        preload(source, topic);
+        preload(replication, topic);
         long records = sumOfLogEnds(source, topic);
         double mib = (double) records * RECORD_BYTES / (1024 * 1024);
         List<String> order =
@@ -188,10 +216,12 @@ public final class MirrorThroughputBenchmark {
     out.append(
         String.format(
             Locale.ROOT,
-            "### Mirror throughput: %d partitions, %d MiB of 1 KiB records, compression %s%n%n",
+            "### Mirror throughput: %d partitions, %d MiB of 1 KiB records, compression %s,"
+                + " %d source broker(s)%n%n",
             partitions,
             preloadMiB,
-            compression));
+            compression,
+            sourceBrokers));
     out.append(
         "| round | order | load avg (1/5/15 min) at start | plugin MiB/s | replication MiB/s |"
             + " MM2 MiB/s steady (from launch) | plugin / replication | plugin / MM2 |"
@@ -245,19 +275,18 @@ public final class MirrorThroughputBenchmark {
    * given, else RF 1 wherever the controller puts them) and writes {@link #preloadMiB} MiB of 1 KiB
    * records, spread evenly over the partitions.
    */
-  private void preload(KafkaCluster cluster, String topic, Optional<Integer> onlyBroker)
-      throws Exception {
+  /**
+   * Creates {@code topic} with partition p on broker {@link #leaderOf}(p) alone, so that the source
+   * and the replication cluster spread their leaders alike, and preloads it.
+   */
+  private void preload(KafkaCluster cluster, String topic) throws Exception {
     try (Admin admin = cluster.admin()) {
-      NewTopic newTopic;
-      if (onlyBroker.isPresent()) {
-        Map<Integer, List<Integer>> assignment = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-          assignment.put(p, List.of(onlyBroker.get()));
-        }
-        newTopic = new NewTopic(topic, assignment);
-      } else {
-        newTopic = new NewTopic(topic, partitions, (short) 1);
+      Map<Integer, List<Integer>> assignment = new HashMap<>();
+      for (int p = 0; p < partitions; p++) {
+        assignment.put(
+            p, List.of(cluster.brokerIds().size() == 1 ? cluster.brokerIds().get(0) : leaderOf(p)));
       }
+      NewTopic newTopic = new NewTopic(topic, assignment);
       admin.createTopics(List.of(newTopic)).all().get(60, TimeUnit.SECONDS);
       awaitLeaders(admin, topic);
     }
@@ -363,20 +392,27 @@ public final class MirrorThroughputBenchmark {
   }
 
   /**
-   * Adds broker 2 as a second replica of every partition (all led by broker 1, no writes) and waits
-   * until broker 2 is in every partition's ISR.
+   * Adds the follower broker ({@link #followerBroker}, broker 2 with one source broker) as a second
+   * replica of every partition (led as on the source, no writes) and waits until it is in every
+   * partition's ISR: it fetches from every leader at once, one fetcher thread per leader broker.
    */
   private long replicationSide(KafkaCluster cluster, String topic) throws Exception {
     try (Admin admin = cluster.admin()) {
       Map<TopicPartition, Optional<NewPartitionReassignment>> reassignment = new HashMap<>();
       for (int p = 0; p < partitions; p++) {
         reassignment.put(
-            new TopicPartition(topic, p), Optional.of(new NewPartitionReassignment(List.of(1, 2))));
+            new TopicPartition(topic, p),
+            Optional.of(new NewPartitionReassignment(List.of(leaderOf(p), followerBroker()))));
       }
       long start = System.nanoTime();
       admin.alterPartitionReassignments(reassignment).all().get(60, TimeUnit.SECONDS);
       awaitUntil(
-          "broker 2 of cluster " + cluster.name() + " in the ISR of every partition of " + topic,
+          "broker "
+              + followerBroker()
+              + " of cluster "
+              + cluster.name()
+              + " in the ISR of every partition of "
+              + topic,
           () -> {
             TopicDescription d =
                 admin
@@ -385,7 +421,7 @@ public final class MirrorThroughputBenchmark {
                     .get(30, TimeUnit.SECONDS)
                     .get(topic);
             for (TopicPartitionInfo info : d.partitions()) {
-              if (info.isr().stream().noneMatch(n -> n.id() == 2)) {
+              if (info.isr().stream().noneMatch(n -> n.id() == followerBroker())) {
                 return false;
               }
             }
