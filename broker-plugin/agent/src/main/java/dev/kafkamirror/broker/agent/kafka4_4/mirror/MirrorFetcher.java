@@ -96,8 +96,11 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
    */
   private final Map<String, InFlight> inFlight = new HashMap<>();
 
-  /** Partitions not pinned to a source topic id yet, with when this fetcher first saw them so. */
-  private final Map<TopicPartition, Long> pinNeededSinceMs = new HashMap<>();
+  /**
+   * Partitions not pinned to a source topic id yet, with how many metadata reads had been started
+   * when this fetcher first saw them so: only a read numbered above that may pin them.
+   */
+  private final Map<TopicPartition, Long> pinNeededAfterRead = new HashMap<>();
 
   /** Source brokers whose last fetch failed as a whole, with when they get the next one. */
   private final Map<String, Long> backoffUntilMs = new HashMap<>();
@@ -121,6 +124,19 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
      * An answer can come up to the request timeout after its send; a partition stopped, truncated,
      * registered again or led anew meanwhile is fetched afresh instead.
      */
+    /** Whether {@code partition} is still led here, in the leader epoch of the send, with a log. */
+    boolean stillLedHere(TopicPartition tp, Partition partition) {
+      Integer epoch = leaderEpochs.get(tp);
+      try {
+        return epoch != null
+            && partition.isLeader()
+            && partition.getLeaderEpoch() == epoch
+            && partition.log().isDefined();
+      } catch (RuntimeException e) {
+        return false;
+      }
+    }
+
     boolean stillAsSent(TopicPartition tp, MirrorEntry entry, Partition partition) {
       Integer epoch = leaderEpochs.get(tp);
       FetchRequest.PartitionData sent = partitions.get(tp);
@@ -129,6 +145,7 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
           || epoch == null
           || sent == null
           || entries.get(tp) != entry
+          || entry.sourceMismatch() != null
           || !partition.isLeader()
           || partition.getLeaderEpoch() != epoch
           || entry.stopStateCheckedAtEpoch() != epoch) {
@@ -224,16 +241,19 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
           metadataStale = true;
           pinWaits |= source.topicIdOf(e.getKey().topic()) != null;
           unpinned.add(e.getKey());
-          pinNeededSinceMs.putIfAbsent(e.getKey(), now);
+          pinNeededAfterRead.putIfAbsent(e.getKey(), source.readsStarted());
         }
         active.put(e.getKey(), partition.get());
       }
     }
     if (active.isEmpty()) {
       // Answers still due are read (and find nothing to append to) rather than left for later.
-      return !inFlight.isEmpty() && pollAnswers(active);
+      if (!inFlight.isEmpty()) {
+        pollAnswers(active);
+      }
+      return false;
     }
-    pinNeededSinceMs.keySet().retainAll(unpinned);
+    pinNeededAfterRead.keySet().retainAll(unpinned);
     boolean refreshed = false;
     SourceCluster.Refresh read = source.finishedRefresh();
     if (read != null) {
@@ -264,7 +284,7 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     // unpinned, never from older metadata (the topic may have been created again since): until
     // such a read is in, the partition waits, neither pinned nor fetched.
     for (TopicPartition tp : unpinned) {
-      if (read == null || !refreshed || read.startedAtMs() < pinNeededSinceMs.get(tp)) {
+      if (read == null || !refreshed || read.number() <= pinNeededAfterRead.get(tp)) {
         active.remove(tp);
       }
     }
@@ -277,7 +297,8 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     for (InFlight f : inFlight.values()) {
       sendable.keySet().removeAll(f.partitions().keySet());
     }
-    Map<Node, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
+    Map<String, Map<TopicPartition, FetchRequest.PartitionData>> byLeader = new HashMap<>();
+    Map<String, Node> leaders = new HashMap<>();
     Map<Uuid, String> topicNames = new HashMap<>();
     Map<TopicPartition, SourceEpochs> epochs = new HashMap<>();
     boolean unresolved = false;
@@ -292,9 +313,10 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
               .map(m -> m.sourceTopicIdFor(MirrorAlignment.destinationTopicId(e.getValue())))
               .orElse(null);
       Uuid topicId = pinned == null ? null : Uuid.fromString(pinned);
-      boolean unknown = source.topicIdOf(tp.topic()) == null || leader == null || topicId == null;
-      if (unknown && source.refreshing()) {
-        // The metadata read in progress may know it: no error yet.
+      if (!source.wasRead(tp.topic())) {
+        // No finished metadata read has asked about its topic yet (a partition just registered):
+        // no error before one has; a read asking about it is started (or running).
+        metadataStale = true;
         continue;
       }
       if (source.topicIdOf(tp.topic()) == null) {
@@ -344,8 +366,9 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
       // As a Kafka follower does: the source's epoch of the last record held, so that the source
       // answers with a diverging epoch when its log no longer contains that record.
       int lastFetchedEpoch = known.history().epochAt(fetchOffset - 1);
+      leaders.putIfAbsent(leader.idString(), leader);
       byLeader
-          .computeIfAbsent(leader, n -> new LinkedHashMap<>())
+          .computeIfAbsent(leader.idString(), n -> new LinkedHashMap<>())
           .put(
               tp,
               new FetchRequest.PartitionData(
@@ -361,9 +384,9 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     if (refreshed) {
       metadataBackoff.refreshed(now, unresolved);
     }
-    for (Map.Entry<Node, Map<TopicPartition, FetchRequest.PartitionData>> request :
+    for (Map.Entry<String, Map<TopicPartition, FetchRequest.PartitionData>> request :
         byLeader.entrySet()) {
-      send(request.getKey(), request.getValue(), topicNames, active, epochs);
+      send(leaders.get(request.getKey()), request.getValue(), topicNames, active, epochs);
     }
     return pollAnswers(active);
   }
@@ -419,24 +442,37 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
 
   /**
    * Waits for the answers of the fetches in flight (at most {@value #POLL_MS} ms, less as soon as
-   * one arrives) and appends what they carry; then raises the log starts of {@code active}.
+   * one arrives; {@value #IDLE_SLEEP_MS} ms while none is in flight, which carries connections on)
+   * and appends what they carry; then raises the log starts of {@code active}.
    *
-   * @return true (the round waited here, so the fetcher does not sleep as well)
+   * @return whether anything was appended (without, the fetcher sleeps {@value #IDLE_SLEEP_MS} ms
+   *     before the next round, so an answer that keeps failing is not asked for again at once)
    */
   private boolean pollAnswers(Map<TopicPartition, Partition> active) {
     List<ClientResponse> answers =
         source.poll(
-            POLL_MS,
+            inFlight.isEmpty() ? IDLE_SLEEP_MS : POLL_MS,
             (node, reported) -> {
               if (identity.mismatch(reported, "source broker " + node)) {
                 throw new SourceCluster.SourceIdentityException(
                     "source broker " + node + " reports cluster id " + reported);
               }
             });
+    // Every answer is taken out of the fetches in flight before any is handled, and each is
+    // handled on its own: one that fails must not leave another broker's fetch in flight for good.
+    List<Map.Entry<InFlight, ClientResponse>> handled = new java.util.ArrayList<>();
     for (ClientResponse answer : answers) {
       InFlight fetch = inFlight.remove(answer.destination());
       if (fetch != null) {
-        answered(fetch, answer);
+        handled.add(Map.entry(fetch, answer));
+      }
+    }
+    boolean progressed = false;
+    for (Map.Entry<InFlight, ClientResponse> h : handled) {
+      try {
+        progressed |= answered(h.getKey(), h.getValue());
+      } catch (RuntimeException e) {
+        failed(h.getKey().leader(), h.getKey().partitions().keySet(), e.toString());
       }
     }
     for (Map.Entry<TopicPartition, Partition> e : active.entrySet()) {
@@ -444,7 +480,7 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
           .entry(e.getKey())
           .ifPresent(m -> MirrorAlignment.alignLogStart(e.getKey(), m, e.getValue()));
     }
-    return true;
+    return progressed;
   }
 
   /**
@@ -651,7 +687,7 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     for (TopicPartition tp : data.keySet()) {
       MirrorEntry entry = registry.entry(tp).orElse(null);
       Partition partition = active.get(tp);
-      if (entry != null && partition != null) {
+      if (entry != null && partition != null && fetch.stillLedHere(tp, partition)) {
         entry.observedLogEnd(partition.localLogOrException().logEndOffset(), now);
       }
     }

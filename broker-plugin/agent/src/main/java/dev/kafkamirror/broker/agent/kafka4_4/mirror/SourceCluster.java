@@ -77,6 +77,18 @@ final class SourceCluster implements AutoCloseable {
 
   private record IdentityCheckInFlight(Node node, int correlationId) {}
 
+  /** Source broker ids whose connection readyForFetch asked to open and that is not ready yet. */
+  private final java.util.Set<String> connecting = new java.util.HashSet<>();
+
+  /** Why the cluster id check of a broker's last connection could not be made, by broker id. */
+  private final Map<String, String> checkFailures = new HashMap<>();
+
+  /** Topics that a finished metadata read asked about: what it says of them is known. */
+  private final java.util.Set<String> topicsRead = new java.util.HashSet<>();
+
+  /** How many metadata reads have been started; each read carries its number. */
+  private long readsStarted;
+
   /** The metadata read in progress, or null. */
   private Refresh refresh;
 
@@ -201,6 +213,7 @@ final class SourceCluster implements AutoCloseable {
       return false;
     }
     if (network.isReady(node, now)) {
+      connecting.remove(id);
       SourceIdentityException refused = refusedConnections.get(id);
       if (refused != null) {
         throw refused;
@@ -217,10 +230,18 @@ final class SourceCluster implements AutoCloseable {
     // Not ready: no connection, or one being opened. Whatever the last one was, the next is new.
     verifiedConnections.remove(id);
     refusedConnections.remove(id);
-    if (network.connectionFailed(node)) {
+    boolean attemptFailed = network.connectionFailed(node) && connecting.contains(id);
+    String checkFailure = checkFailures.remove(id);
+    network.ready(node, now);
+    connecting.add(id);
+    if (checkFailure != null) {
+      throw new IOException(checkFailure);
+    }
+    if (attemptFailed) {
+      // A connection this fetcher asked for failed (not one closed after a request timeout, which
+      // the fetch's own answer reports).
       org.apache.kafka.common.errors.AuthenticationException auth =
           network.authenticationException(node);
-      network.ready(node, now);
       throw new IOException(
           "source broker "
               + node
@@ -229,7 +250,6 @@ final class SourceCluster implements AutoCloseable {
               + " is not reachable"
               + (auth == null ? "" : ": " + auth.getMessage()));
     }
-    network.ready(node, now);
     return false;
   }
 
@@ -258,8 +278,21 @@ final class SourceCluster implements AutoCloseable {
         continue;
       }
       checking.remove(id);
-      if (response.wasDisconnected() || response.versionMismatch() != null) {
-        // The connection is gone or unusable: readyForFetch reports it and opens another.
+      if (response.wasDisconnected()) {
+        // The connection is gone: readyForFetch opens another, which is checked anew.
+        continue;
+      }
+      if (response.versionMismatch() != null) {
+        // Not usable for the check, so never for a fetch: closed, and readyForFetch says why.
+        checkFailures.put(
+            id,
+            "source broker "
+                + check.node()
+                + " of "
+                + key
+                + " refused the cluster id check: "
+                + response.versionMismatch().getMessage());
+        network.disconnect(id);
         continue;
       }
       String clusterId = ((MetadataResponse) response.responseBody()).clusterId();
@@ -281,6 +314,16 @@ final class SourceCluster implements AutoCloseable {
     return answers;
   }
 
+  /** How many metadata reads have been started so far. */
+  long readsStarted() {
+    return readsStarted;
+  }
+
+  /** Whether a finished metadata read has asked about {@code topic}. */
+  boolean wasRead(String topic) {
+    return topicsRead.contains(topic);
+  }
+
   /** Whether a metadata read started by {@link #startRefresh} has not been taken yet. */
   boolean refreshing() {
     return refresh != null;
@@ -296,10 +339,11 @@ final class SourceCluster implements AutoCloseable {
       return;
     }
     List<String> topics = partitions.stream().map(TopicPartition::topic).distinct().toList();
-    long startedAtMs = time.milliseconds();
+    readsStarted++;
     refresh =
         new Refresh(
-            startedAtMs,
+            readsStarted,
+            topics,
             admin.describeCluster().clusterId(),
             admin.describeTopics(topics).topicNameValues());
   }
@@ -322,22 +366,28 @@ final class SourceCluster implements AutoCloseable {
    * metadata of another cluster is of no use.
    */
   final class Refresh {
-    private final long startedAtMs;
+    private final long number;
+    private final List<String> asked;
     private final org.apache.kafka.common.KafkaFuture<String> clusterId;
     private final Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> topics;
 
     private Refresh(
-        long startedAtMs,
+        long number,
+        List<String> asked,
         org.apache.kafka.common.KafkaFuture<String> clusterId,
         Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> topics) {
-      this.startedAtMs = startedAtMs;
+      this.number = number;
+      this.asked = asked;
       this.clusterId = clusterId;
       this.topics = topics;
     }
 
-    /** When the read was started (wall clock ms): what it says is at least as new as that. */
-    long startedAtMs() {
-      return startedAtMs;
+    /**
+     * The read's number: reads are numbered as they are started, so a read numbered above {@link
+     * #readsStarted()} at some moment was started after that moment.
+     */
+    long number() {
+      return number;
     }
 
     private boolean done() {
@@ -369,6 +419,7 @@ final class SourceCluster implements AutoCloseable {
           leaders.keySet().removeIf(tp -> tp.topic().equals(f.getKey()));
         }
       }
+      topicsRead.addAll(asked);
       for (TopicDescription description : descriptions) {
         topicIds.put(description.name(), description.topicId());
         for (TopicPartitionInfo info : description.partitions()) {
