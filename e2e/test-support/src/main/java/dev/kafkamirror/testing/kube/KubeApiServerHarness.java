@@ -1,5 +1,6 @@
 package dev.kafkamirror.testing.kube;
 
+import dev.kafkamirror.testing.process.Commands;
 import dev.kafkamirror.testing.process.ProcessReaper;
 import io.fabric8.kubeapitest.KubeAPIServer;
 import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
@@ -227,6 +228,48 @@ public final class KubeApiServerHarness implements AutoCloseable {
       }
     }
     throw new IllegalStateException("CRD " + name + " was not Established within 30 s");
+  }
+
+  /**
+   * Waits with {@code kubectl wait --for=condition=Established}, as a user's script does, until
+   * every named CRD is Established, at most {@code timeout} in all. A CRD whose status has no
+   * conditions yet (right after its creation) makes kubectl fail at once with ".status.conditions
+   * accessor error" instead of waiting; that answer is asked again after 200 ms, any other failure
+   * throws with kubectl's output.
+   *
+   * @param crdNames names such as {@code kafkas.kafka.strimzi.io}
+   */
+  public static void awaitCrdsEstablished(Path kubeconfig, Duration timeout, String... crdNames) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      long leftSeconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime()));
+      List<String> command =
+          new java.util.ArrayList<>(
+              List.of(
+                  kubectl().toString(),
+                  "--kubeconfig",
+                  kubeconfig.toString(),
+                  "wait",
+                  "--for=condition=Established",
+                  "--timeout=" + leftSeconds + "s"));
+      for (String name : crdNames) {
+        command.add("crd/" + name);
+      }
+      Commands.Result r = Commands.run(Duration.ofSeconds(leftSeconds + 30), command);
+      if (r.exitCode() == 0) {
+        return;
+      }
+      if (!r.stderr().contains(".status.conditions accessor error")
+          || System.nanoTime() > deadline) {
+        r.requireSuccess();
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for CRDs to be Established", e);
+      }
+    }
   }
 
   /** The kubectl binary built with the API server. */

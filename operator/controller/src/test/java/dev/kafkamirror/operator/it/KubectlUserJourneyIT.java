@@ -56,12 +56,8 @@ class KubectlUserJourneyIT {
         "apply",
         "-f",
         crds.resolve("clustermirrors.kafkamirror.dev-v1.yml").toString());
-    kubectl(
-        Duration.ofSeconds(60),
-        "wait",
-        "--for=condition=Established",
-        "--timeout=30s",
-        "crd/clustermirrors.kafkamirror.dev");
+    KubeApiServerHarness.awaitCrdsEstablished(
+        env.apiServer().kubeconfigFile(), Duration.ofSeconds(30), "clustermirrors.kafkamirror.dev");
     kubectl(Duration.ofSeconds(60), "apply", "--dry-run=server", "-f", samples.toString());
 
     // And real clusters with an operator process
