@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import kafka.cluster.Partition;
 import kafka.server.ReplicaManager;
 import org.apache.kafka.clients.ClientResponse;
@@ -449,15 +450,25 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
    *     before the next round, so an answer that keeps failing is not asked for again at once)
    */
   private boolean pollAnswers(Map<TopicPartition, Partition> active) {
-    List<ClientResponse> answers =
-        source.poll(
-            inFlight.isEmpty() ? IDLE_SLEEP_MS : POLL_MS,
-            (node, reported) -> {
-              if (identity.mismatch(reported, "source broker " + node)) {
-                throw new SourceCluster.SourceIdentityException(
-                    "source broker " + node + " reports cluster id " + reported);
-              }
-            });
+    SourceCluster.IdentityCheck check =
+        (node, reported) -> {
+          if (identity.mismatch(reported, "source broker " + node)) {
+            throw new SourceCluster.SourceIdentityException(
+                "source broker " + node + " reports cluster id " + reported);
+          }
+        };
+    // One poll returns as soon as any bytes moved, usually a part of a large answer: while fetches
+    // are in flight, poll on until one is complete (or POLL_MS passed), as a blocking receive did.
+    // Returning after a partial read made the fetcher sleep between the chunks of every answer.
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(POLL_MS);
+    List<ClientResponse> answers = source.poll(inFlight.isEmpty() ? IDLE_SLEEP_MS : POLL_MS, check);
+    while (answers.isEmpty() && !inFlight.isEmpty()) {
+      long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (leftMs <= 0) {
+        break;
+      }
+      answers = source.poll(leftMs, check);
+    }
     // Every answer is taken out of the fetches in flight before any is handled, and each is
     // handled on its own: one that fails must not leave another broker's fetch in flight for good.
     List<Map.Entry<InFlight, ClientResponse>> handled = new java.util.ArrayList<>();
