@@ -107,8 +107,10 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
   private final Map<String, Long> backoffUntilMs = new HashMap<>();
 
   /**
-   * A fetch sent and not answered yet, with what its answer is read against: the partitions and
-   * their local replicas and source epochs as they were when it was sent.
+   * A fetch sent and not answered yet, with what its answer is read against: the partitions asked
+   * for, and the round's topic names, local replicas and source epochs as they were when it was
+   * sent (maps of that round, shared by its fetches and never changed after it), each partition's
+   * registration and leader epoch at the send.
    */
   private record InFlight(
       Node leader,
@@ -119,12 +121,6 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
       Map<TopicPartition, MirrorEntry> entries,
       Map<TopicPartition, Integer> leaderEpochs) {
 
-    /**
-     * Whether {@code tp}'s answer may still be used: the same registration, still led here in the
-     * leader epoch of the send (its stop state checked in it), at the log end the fetch asked from.
-     * An answer can come up to the request timeout after its send; a partition stopped, truncated,
-     * registered again or led anew meanwhile is fetched afresh instead.
-     */
     /** Whether {@code partition} is still led here, in the leader epoch of the send, with a log. */
     boolean stillLedHere(TopicPartition tp, Partition partition) {
       Integer epoch = leaderEpochs.get(tp);
@@ -138,18 +134,21 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
       }
     }
 
+    /**
+     * Whether {@code tp}'s answer may still be used: the same registration, still led here in the
+     * leader epoch of the send (its stop state checked in it), at the log end the fetch asked from.
+     * An answer can come up to the request timeout after its send; a partition stopped, truncated,
+     * registered again or led anew meanwhile is fetched afresh instead.
+     */
     boolean stillAsSent(TopicPartition tp, MirrorEntry entry, Partition partition) {
-      Integer epoch = leaderEpochs.get(tp);
       FetchRequest.PartitionData sent = partitions.get(tp);
       if (entry == null
           || partition == null
-          || epoch == null
           || sent == null
           || entries.get(tp) != entry
           || entry.sourceMismatch() != null
-          || !partition.isLeader()
-          || partition.getLeaderEpoch() != epoch
-          || entry.stopStateCheckedAtEpoch() != epoch) {
+          || !stillLedHere(tp, partition)
+          || entry.stopStateCheckedAtEpoch() != leaderEpochs.get(tp)) {
         return false;
       }
       try {
@@ -420,25 +419,19 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
             .isolationLevel(IsolationLevel.READ_UNCOMMITTED)
             .metadata(FetchMetadata.LEGACY)
             .setMaxBytes(FETCH_MAX_BYTES);
-    Map<TopicPartition, Partition> sent = new HashMap<>();
-    Map<TopicPartition, SourceEpochs> sentEpochs = new HashMap<>();
-    Map<Uuid, String> sentNames = new HashMap<>();
+    // The round's maps are kept as they are (no later round changes them); the answer looks up
+    // only its own partitions in them.
     Map<TopicPartition, MirrorEntry> entries = new HashMap<>();
     Map<TopicPartition, Integer> leaderEpochs = new HashMap<>();
-    for (Map.Entry<TopicPartition, FetchRequest.PartitionData> p : partitions.entrySet()) {
-      TopicPartition tp = p.getKey();
-      Partition partition = active.get(tp);
-      sent.put(tp, partition);
-      sentEpochs.put(tp, epochs.get(tp));
-      sentNames.put(p.getValue().topicId, topicNames.get(p.getValue().topicId));
+    for (TopicPartition tp : partitions.keySet()) {
       registry.entry(tp).ifPresent(m -> entries.put(tp, m));
-      leaderEpochs.put(tp, partition.getLeaderEpoch());
+      leaderEpochs.put(tp, active.get(tp).getLeaderEpoch());
     }
     source.send(leader, request);
     inFlight.put(
         leader.idString(),
         new InFlight(
-            leader, Map.copyOf(partitions), sentNames, sent, sentEpochs, entries, leaderEpochs));
+            leader, Map.copyOf(partitions), topicNames, active, epochs, entries, leaderEpochs));
   }
 
   /**

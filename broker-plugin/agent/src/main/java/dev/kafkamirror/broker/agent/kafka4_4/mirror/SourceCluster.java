@@ -343,7 +343,6 @@ final class SourceCluster implements AutoCloseable {
     refresh =
         new Refresh(
             readsStarted,
-            topics,
             admin.describeCluster().clusterId(),
             admin.describeTopics(topics).topicNameValues());
   }
@@ -367,17 +366,14 @@ final class SourceCluster implements AutoCloseable {
    */
   final class Refresh {
     private final long number;
-    private final List<String> asked;
     private final org.apache.kafka.common.KafkaFuture<String> clusterId;
     private final Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> topics;
 
     private Refresh(
         long number,
-        List<String> asked,
         org.apache.kafka.common.KafkaFuture<String> clusterId,
         Map<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> topics) {
       this.number = number;
-      this.asked = asked;
       this.clusterId = clusterId;
       this.topics = topics;
     }
@@ -419,7 +415,7 @@ final class SourceCluster implements AutoCloseable {
           leaders.keySet().removeIf(tp -> tp.topic().equals(f.getKey()));
         }
       }
-      topicsRead.addAll(asked);
+      topicsRead.addAll(topics.keySet());
       for (TopicDescription description : descriptions) {
         topicIds.put(description.name(), description.topicId());
         for (TopicPartitionInfo info : description.partitions()) {
