@@ -26,7 +26,9 @@ import java.util.Set;
  *   <li>every call answered, leaders and followers alike, without an error (NOT_LEADER,
  *       LEADER_MOVED after a fence, TIMEOUT, UNREACHABLE, ...);
  *   <li>each stepped partition has exactly one answer from the leader of the last observation, in
- *       the same leader epoch, with a mirror registration known from that observation;
+ *       the observed leader epoch, or a newer one when it was described before it applied its
+ *       leadership (role not LEADER; the chained observation takes the answer's epoch), with a
+ *       mirror registration known from that observation;
  *   <li>each such answer reports the stop step that its call records (remove-fetchers
  *       FETCHERS_REMOVED, truncate TRUNCATED, persist-offsets OFFSETS_PERSISTED, barrier
  *       BARRIER_WRITTEN, make-writable STOPPED with a barrier offset) and the mirror state that
@@ -265,7 +267,50 @@ public final class StopChaining {
     return new AfterRound(true, true, null);
   }
 
-  private static final String LEADER_MOVED = "LEADER_MOVED";
+  /** The error code of a fence (the contract's {@code PartitionError.Code.LEADER_MOVED}). */
+  public static final String LEADER_MOVED = "LEADER_MOVED";
+
+  /** {@code describe.role} of a leader (the contract's {@code Role.LEADER}; core is JDK-only). */
+  public static final String LEADER_ROLE = "LEADER";
+
+  /**
+   * The partitions a round fenced, each with the broker that fenced it: every leader answer {@code
+   * LEADER_MOVED}. That broker gave the partition's leadership away when it answered (the
+   * controller had committed the election), so a metadata read that still names it as the leader is
+   * older than the fence.
+   */
+  public static Map<PartitionKey, Integer> fencedBy(List<Answer> answers) {
+    Map<PartitionKey, Integer> out = new HashMap<>();
+    for (Answer a : answers) {
+      if (a.leader() && LEADER_MOVED.equals(a.errorCode())) {
+        out.put(a.key(), a.brokerId());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The fenced partitions whose leadership a metadata read does not show moved yet: it still names
+   * the broker that fenced the partition as its leader, or no leader at all (the election is being
+   * applied). A partition missing from {@code leaders} (its topic is gone) is not waited for.
+   *
+   * @param fencedBy {@link #fencedBy}
+   * @param leaders each partition's leader in the metadata read, null when it has none
+   */
+  public static Set<PartitionKey> notMovedYet(
+      Map<PartitionKey, Integer> fencedBy, Map<PartitionKey, Integer> leaders) {
+    Set<PartitionKey> out = new HashSet<>();
+    for (Map.Entry<PartitionKey, Integer> e : fencedBy.entrySet()) {
+      if (!leaders.containsKey(e.getKey())) {
+        continue;
+      }
+      Integer leader = leaders.get(e.getKey());
+      if (leader == null || leader.equals(e.getValue())) {
+        out.add(e.getKey());
+      }
+    }
+    return out;
+  }
 
   /** Why {@code a} is not the answer {@code action} gives when it did its work; null when it is. */
   private static String unknownAnswer(
@@ -281,7 +326,14 @@ public final class StopChaining {
       return "partition " + key + " answered" + from + ", not from its observed leader";
     }
     Integer epoch = before.described().leaderEpoch();
-    if (epoch == null || a.leaderEpoch() == null || !epoch.equals(a.leaderEpoch())) {
+    // A newer epoch is accepted only from a broker that was not yet leader when it was described:
+    // right after a fence the metadata names the new leader before that broker has applied its
+    // leadership, so its describe gave the old epoch and role. The answer's epoch and stop fields
+    // are current. Described as leader, any other epoch means the leadership moved in between.
+    boolean describedBeforeLeading = !LEADER_ROLE.equals(before.described().role());
+    if (epoch == null
+        || a.leaderEpoch() == null
+        || (describedBeforeLeading ? a.leaderEpoch() < epoch : !epoch.equals(a.leaderEpoch()))) {
       return "partition "
           + key
           + " answered in leader epoch "

@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
  *       moved, which is the progress the truncate step needed, so the rounds observe again and go
  *       on at the new leaders, at most {@link StopChaining#MAX_FENCE_ONLY_ROUNDS} times per
  *       reconcile ({@link StopChaining#goOnAfterRound}).
+ *   <li>After a round in which a leader answered {@code LEADER_MOVED}, the next observation waits
+ *       (bounded by {@link #FENCE_METADATA_WAIT_MS}) until the metadata no longer names the fencing
+ *       broker as those partitions' leader, so that the truncate goes to the new leaders at once.
  *   <li>A round of a stop is planned from the previous round's answers instead of a new observation
  *       only when {@link StopChaining} says every call of that round succeeded as recorded; any
  *       error, moved leader or unknown answer observes again. The last observation (the status's)
@@ -58,6 +61,14 @@ import org.slf4j.LoggerFactory;
 public final class FailoverRounds {
 
   private static final Logger LOG = LoggerFactory.getLogger(FailoverRounds.class);
+
+  /**
+   * At most this long after a round with fences, the rounds wait for the destination's metadata to
+   * show the fenced partitions' new leaders ({@link MirrorDriver#awaitFencesInMetadata}) before
+   * they observe again. Normally the wait ends within a second; past it the observation decides (a
+   * truncate still sent to an old leader answers NOT_LEADER and is sent again).
+   */
+  static final long FENCE_METADATA_WAIT_MS = 5_000;
 
   private final MirrorDriver driver;
 
@@ -379,6 +390,22 @@ public final class FailoverRounds {
         // The leaders moved: the next round plans from a new observation, never from the answers.
         fenceOnlyRounds++;
         chained = null;
+      }
+      Map<PartitionKey, Integer> fenced = StopChaining.fencedBy(result.answers());
+      if (!fenced.isEmpty()) {
+        // The next observation must see the new leaders, or it sends truncate to the old ones.
+        long waitStarted = System.nanoTime();
+        java.util.Set<PartitionKey> notMoved =
+            driver.awaitFencesInMetadata(
+                request.mirror(), request.destination(), fenced, FENCE_METADATA_WAIT_MS);
+        LOG.debug(
+            "clusterMirror={} round={} waited {} ms for the metadata to show {} fenced"
+                + " partitions on their new leaders; not shown yet: {}",
+            request.ref(),
+            round,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - waitStarted),
+            fenced.size(),
+            notMoved.size());
       }
       if (failback != null && failback.dryRun() && !failback.alignTo().isEmpty()) {
         // The report is persisted (status, Event) before the next reconcile truncates anything.

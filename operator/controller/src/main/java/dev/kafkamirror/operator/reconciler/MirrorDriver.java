@@ -121,6 +121,55 @@ public final class MirrorDriver {
     return new Observation(out, byKey, hosts);
   }
 
+  /** How often {@link #awaitFencesInMetadata} reads the metadata again. */
+  static final long FENCE_POLL_MS = 50;
+
+  /**
+   * Waits, at most {@code timeoutMs}, until the destination's metadata shows every partition of
+   * {@code fencedBy} led by another broker than the one that fenced it ({@link
+   * StopChaining#notMovedYet}). The controller committed each election before its old leader
+   * answered {@code LEADER_MOVED}, but the broker that answers a metadata read applies it later: at
+   * 1,000 fenced partitions an observation right after the fence still found the old leaders of a
+   * third to two thirds of them, whose truncate then answered NOT_LEADER and split the stop into
+   * staggered rounds. Reads metadata only (no control call). Never fails the stop: a read error or
+   * the timeout ends the wait, and the observation that follows decides as before.
+   *
+   * @return the partitions still shown on their fencing broker when the wait ended (empty when
+   *     every move is visible)
+   */
+  public java.util.Set<PartitionKey> awaitFencesInMetadata(
+      ResolvedMirror mirror,
+      ClusterAdmin destination,
+      Map<PartitionKey, Integer> fencedBy,
+      long timeoutMs) {
+    long deadline =
+        System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    java.util.Set<PartitionKey> waiting = java.util.Set.copyOf(fencedBy.keySet());
+    while (!waiting.isEmpty()) {
+      Map<PartitionKey, Integer> leaders = new HashMap<>();
+      try {
+        for (PartitionPlacement p : destination.placements(mirror.topics())) {
+          leaders.put(p.key(), p.leaderId());
+        }
+      } catch (ClusterAdmin.KafkaCallException | RuntimeException e) {
+        LOG.debug(
+            "metadata read while waiting for {} fences failed: {}", waiting.size(), e.toString());
+        return waiting;
+      }
+      waiting = StopChaining.notMovedYet(fencedBy, leaders);
+      if (waiting.isEmpty() || System.nanoTime() - deadline >= 0) {
+        return waiting;
+      }
+      try {
+        Thread.sleep(FENCE_POLL_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return waiting;
+      }
+    }
+    return waiting;
+  }
+
   private List<PartitionObservation> withUnregisteredFollowers(
       ResolvedMirror mirror, Map<Integer, String> hosts, List<PartitionObservation> leaders) {
     Map<Integer, List<PartitionKey>> byFollower = new TreeMap<>();

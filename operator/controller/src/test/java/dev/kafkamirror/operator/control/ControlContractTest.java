@@ -123,6 +123,11 @@ class ControlContractTest {
         .containsExactlyElementsOf(Arrays.stream(StopStep.values()).map(Enum::name).toList());
     assertThat(Arrays.stream(ReportedMirrorState.values()).map(Enum::name))
         .containsExactlyElementsOf(Arrays.stream(MirrorState.values()).map(Enum::name).toList());
+    // And so do the role and the fence's error code that the stop chaining reads
+    assertThat(dev.kafkamirror.operator.core.StopChaining.LEADER_ROLE)
+        .isEqualTo(dev.kafkamirror.contract.Role.LEADER.name());
+    assertThat(dev.kafkamirror.operator.core.StopChaining.LEADER_MOVED)
+        .isEqualTo(dev.kafkamirror.contract.PartitionError.Code.LEADER_MOVED.name());
   }
 
   @Test

@@ -299,6 +299,107 @@ class StopChainingTest {
         .containsOnly(PartitionPhase.STOPPED);
   }
 
+  @Test
+  void aNewLeaderDescribedBeforeItAppliedItsLeadershipIsChainedInTheEpochItAnsweredIn() {
+    // Given two partitions right after a fence: the metadata already named broker 1 as their
+    // leader, but broker 1 described them still as a follower in the old epoch
+    List<PartitionObservation> observed = new ArrayList<>();
+    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
+      observed.add(asFollower(o));
+    }
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = new ArrayList<>();
+    for (StopChaining.Answer a : answersOf(plan, Action.TRUNCATE)) {
+      // When broker 1 truncated as the leader of the new epoch
+      answers.add(
+          new StopChaining.Answer(
+              a.key(), LEADER, true, null, EPOCH + 1, 10L, a.state(), a.stop(), true));
+    }
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then the next step is planned from the answers, in the epoch the leader answered in
+    assertThat(verdict.observeBecause()).isNull();
+    assertThat(verdict.observations())
+        .extracting(o -> o.described().leaderEpoch())
+        .containsOnly(EPOCH + 1);
+    assertThat(FailoverPlanner.plan(STOP, verdict.observations(), null, 1_000).decisions())
+        .extracting(PartitionDecision::action)
+        .containsOnly(Action.PERSIST_OFFSETS);
+  }
+
+  @Test
+  void aBrokerDescribedAsFollowerThatAnswersInAnOlderEpochObservesAgain() {
+    // Given a partition described by its metadata leader as a follower in epoch 5
+    List<PartitionObservation> observed = new ArrayList<>();
+    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
+      observed.add(asFollower(o));
+    }
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = new ArrayList<>(answersOf(plan, Action.TRUNCATE));
+    StopChaining.Answer a = answers.get(1);
+
+    // When its answer comes in an older epoch
+    answers.set(
+        1,
+        new StopChaining.Answer(
+            a.key(), LEADER, true, null, EPOCH - 1, 10L, a.state(), a.stop(), true));
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then it observes again
+    assertThat(verdict.chained()).isFalse();
+    assertThat(verdict.observeBecause()).contains(key(1).toString()).contains("leader epoch 4");
+  }
+
+  @Test
+  void theFencedPartitionsAreTheLeaderAnswersOfLeaderMovedWithTheirBroker() {
+    // Given a round whose answers mix fences, a success, a NOT_LEADER and a follower's fence
+    List<StopChaining.Answer> answers =
+        List.of(
+            StopChaining.Answer.failed(key(0), 1, true, "LEADER_MOVED"),
+            StopChaining.Answer.failed(key(1), 2, true, "LEADER_MOVED"),
+            answer(key(2), Action.TRUNCATE),
+            StopChaining.Answer.failed(key(3), 3, true, "NOT_LEADER"),
+            StopChaining.Answer.failed(key(4), 3, false, "LEADER_MOVED"));
+
+    // When the fences are read, Then they are the two leader answers of LEADER_MOVED
+    assertThat(StopChaining.fencedBy(answers))
+        .containsExactlyInAnyOrderEntriesOf(java.util.Map.of(key(0), 1, key(1), 2));
+  }
+
+  @Test
+  void aFenceIsShownInTheMetadataOnlyOnceAnotherBrokerLeadsThePartition() {
+    // Given partitions 0 to 3 fenced by broker 1
+    java.util.Map<PartitionKey, Integer> fenced =
+        java.util.Map.of(key(0), 1, key(1), 1, key(2), 1, key(3), 1);
+    // When the metadata names broker 1 for partition 0, no leader for 1, broker 2 for 2, and
+    // has no partition 3 (its topic is gone)
+    java.util.Map<PartitionKey, Integer> leaders = new java.util.HashMap<>();
+    leaders.put(key(0), 1);
+    leaders.put(key(1), null);
+    leaders.put(key(2), 2);
+
+    // Then partitions 0 and 1 are not shown moved yet; 2 is, and 3 is not waited for
+    assertThat(StopChaining.notMovedYet(fenced, leaders)).containsExactlyInAnyOrder(key(0), key(1));
+  }
+
+  private static PartitionObservation asFollower(PartitionObservation o) {
+    PartitionObservation.Described d = o.described();
+    return PartitionObservation.described(
+        o.key(),
+        o.leaderId(),
+        o.replicas(),
+        new PartitionObservation.Described(
+            d.stopAware(),
+            "FOLLOWER",
+            d.leaderEpoch(),
+            d.logEndOffset(),
+            d.highWatermark(),
+            d.lastStableOffset(),
+            d.mirror(),
+            d.stop(),
+            d.barrierResets()));
+  }
+
   /** Two partitions whose next planned step is {@code action}. */
   private static List<PartitionObservation> observedBefore(Action action) {
     return switch (action) {

@@ -165,6 +165,32 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void afterAFenceTheTruncateGoesToTheNewLeaderOnceTheMetadataShowsIt() {
+    // Given two mirroring partitions led by broker 1, whose first truncate fences them (their
+    // leadership moves to broker 2), and metadata that shows the move only from the third read on
+    rig.mirroring(2);
+    rig.control.answersWithStopState();
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 0), "LEADER_MOVED");
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+    rig.fenceStaleReads = 2;
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled once
+    rig.reconcile(cr);
+
+    // Then the fencing truncate went to broker 1 and every later one to broker 2 alone (never
+    // again to the old leader, which would answer NOT_LEADER), and the stop ended
+    List<TestingBrokerControl.Call> truncates =
+        rig.control.calls().stream().filter(c -> c.what().equals("TRUNCATE")).toList();
+    assertThat(truncates).as(truncates.toString()).hasSize(2);
+    assertThat(truncates.get(0).brokerId()).isEqualTo(1);
+    assertThat(truncates.get(1).brokerId()).as(truncates.toString()).isEqualTo(2);
+    assertThat(truncates.get(1).keys())
+        .containsExactlyInAnyOrder(new PartitionKey(TOPIC, 0), new PartitionKey(TOPIC, 1));
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).isTrue();
+  }
+
+  @Test
   void truncatesThatFenceOverAndOverEndTheReconcileAfterABoundedNumberOfRounds() {
     // Given two mirroring partitions whose leaders answer every truncate with LEADER_MOVED
     rig.mirroring(2);

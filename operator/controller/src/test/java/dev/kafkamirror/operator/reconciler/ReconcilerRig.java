@@ -58,7 +58,16 @@ final class ReconcilerRig implements AutoCloseable {
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
   final ClusterMirrorReconciler reconciler;
 
+  /**
+   * How many metadata reads after a fence ({@code LEADER_MOVED}) still show the old leader; the
+   * fence moves the leadership to the next destination broker.
+   */
+  volatile int fenceStaleReads = 0;
+
   ReconcilerRig() {
+    control.onFence(
+        (key, broker) ->
+            destination.moveLeader(key, destination.nextBroker(broker), fenceStaleReads));
     secrets.put(
         CONTROL_SECRET,
         new SecretBuilder()

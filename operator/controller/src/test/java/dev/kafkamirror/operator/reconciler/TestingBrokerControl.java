@@ -107,6 +107,16 @@ final class TestingBrokerControl implements BrokerControl {
     answersWithStopState = true;
   }
 
+  private volatile java.util.function.BiConsumer<PartitionKey, Integer> onFence = (k, b) -> {};
+
+  /**
+   * Called with the partition and the answering broker whenever an injected failure is {@code
+   * LEADER_MOVED}: the fence moved that partition's leadership away from the broker.
+   */
+  void onFence(java.util.function.BiConsumer<PartitionKey, Integer> listener) {
+    this.onFence = listener;
+  }
+
   /** The next call of {@code action} fails for {@code key} alone, with {@code code}; once. */
   void failOnce(Action action, PartitionKey key, String code) {
     partitionFailures.computeIfAbsent(action, a -> new ConcurrentHashMap<>()).put(key, code);
@@ -213,6 +223,9 @@ final class TestingBrokerControl implements BrokerControl {
         failure = once.remove(key);
       }
       if (failure != null) {
+        if (failure.equals("LEADER_MOVED")) {
+          onFence.accept(key, brokerId);
+        }
         out.add(
             new ControlResult(
                 key,

@@ -90,13 +90,58 @@ final class TestingClusterAdmin implements ClusterAdmin {
     return new TreeSet<>(topics.keySet());
   }
 
+  /** Leaders other than the first broker, per partition. */
+  private final Map<PartitionKey, Integer> leaders = new ConcurrentHashMap<>();
+
+  /** A leadership move the metadata does not show yet: to whom, and after how many more reads. */
+  private record PendingMove(int leader, int staleReads) {}
+
+  private final Map<PartitionKey, PendingMove> pendingMoves = new ConcurrentHashMap<>();
+
+  /**
+   * Moves the leadership of {@code key} to {@code leader}; the next {@code staleReads} metadata
+   * reads ({@link #placements}) still show the leader before the move, as a broker that has not
+   * applied the election yet does.
+   */
+  void moveLeader(PartitionKey key, int leader, int staleReads) {
+    if (staleReads <= 0) {
+      pendingMoves.remove(key);
+      leaders.put(key, leader);
+    } else {
+      pendingMoves.put(key, new PendingMove(leader, staleReads));
+    }
+  }
+
+  /** The leader the metadata shows for {@code key} now. */
+  int leaderOf(PartitionKey key) {
+    return leaders.getOrDefault(key, brokers.get(0));
+  }
+
+  /** The broker after {@code brokerId} in the broker list (wrapping), as a fence would choose. */
+  int nextBroker(int brokerId) {
+    return brokers.get((brokers.indexOf(brokerId) + 1) % brokers.size());
+  }
+
   @Override
   public List<PartitionPlacement> placements(TopicSelector selector) throws KafkaCallException {
     check("describe topics");
     List<PartitionPlacement> out = new ArrayList<>();
     for (String topic : selector.select(topicNames())) {
       for (int p = 0; p < topics.get(topic); p++) {
-        out.add(new PartitionPlacement(new PartitionKey(topic, p), brokers.get(0), brokers));
+        PartitionKey key = new PartitionKey(topic, p);
+        PendingMove pending = pendingMoves.get(key);
+        if (pending != null) {
+          // This read is one of the stale ones; the read after the last of them shows the move.
+          out.add(new PartitionPlacement(key, leaderOf(key), brokers));
+          if (pending.staleReads() <= 1) {
+            pendingMoves.remove(key);
+            leaders.put(key, pending.leader());
+          } else {
+            pendingMoves.put(key, new PendingMove(pending.leader(), pending.staleReads() - 1));
+          }
+          continue;
+        }
+        out.add(new PartitionPlacement(key, leaderOf(key), brokers));
       }
     }
     out.sort((a, b) -> a.key().compareTo(b.key()));
