@@ -121,6 +121,12 @@ public final class MirrorDriver {
     return new Observation(out, byKey, hosts);
   }
 
+  /**
+   * A round logs at most this many leader errors of one code from one broker at INFO, then one line
+   * with their count: a fence of 1,000 partitions answers LEADER_MOVED 1,000 times.
+   */
+  static final int LEADER_ERRORS_LOGGED_PER_CODE = 5;
+
   /** How often {@link #awaitFencesInMetadata} reads the metadata again. */
   static final long FENCE_POLL_MS = 50;
 
@@ -269,6 +275,8 @@ public final class MirrorDriver {
     List<StopChaining.Answer> answers = new ArrayList<>();
     int calls = 0;
     int succeeded = 0;
+    // Leader errors per "broker code" in this round, to log a few and count the rest.
+    Map<String, Integer> sameError = new TreeMap<>();
     // Group (action, broker) calls; each broker gets its calls in step order, brokers in parallel.
     // The follower half of make-writable waits until every leader call is done.
     Map<Integer, List<Call>> first = new TreeMap<>();
@@ -338,18 +346,44 @@ public final class MirrorDriver {
         }
       } else {
         leaderErrors.put(r.key(), r.errorCode() + ": " + r.errorMessage());
+        int seen = sameError.merge(r.brokerId() + " " + r.errorCode(), 1, Integer::sum).intValue();
         try (PartitionLogFields fields =
             PartitionLogFields.of(resourceRef, r.key(), r.brokerId(), r.errorCode())) {
-          LOG.info(
-              "clusterMirror={} partition={} broker={} code={} {}",
-              resourceRef,
-              r.key(),
-              r.brokerId(),
-              r.errorCode(),
-              r.errorMessage());
+          if (seen <= LEADER_ERRORS_LOGGED_PER_CODE) {
+            LOG.info(
+                "clusterMirror={} partition={} broker={} code={} {}",
+                resourceRef,
+                r.key(),
+                r.brokerId(),
+                r.errorCode(),
+                r.errorMessage());
+          } else {
+            LOG.debug(
+                "clusterMirror={} partition={} broker={} code={} {}",
+                resourceRef,
+                r.key(),
+                r.brokerId(),
+                r.errorCode(),
+                r.errorMessage());
+          }
         }
       }
     }
+    sameError.forEach(
+        (brokerAndCode, count) -> {
+          if (count > LEADER_ERRORS_LOGGED_PER_CODE) {
+            String[] parts = brokerAndCode.split(" ", 2);
+            LOG.info(
+                "clusterMirror={} broker={} code={}: {} partitions answered so in this round; the"
+                    + " first {} are logged above, the rest at debug, and every partition's error is"
+                    + " in status.partitions",
+                resourceRef,
+                parts[0],
+                parts[1],
+                count,
+                LEADER_ERRORS_LOGGED_PER_CODE);
+          }
+        });
     // The follower half of make-writable, after every leader call, is not waited for: a partition
     // is
     // STOPPED once its leader is, followers adopt the recorded STOPPED on their own, and this call

@@ -207,6 +207,47 @@ class MirrorDriverTest {
   }
 
   @Test
+  void aFenceOfManyPartitionsLogsAFewOfThemAndTheirCountAtInfo() {
+    // Given eight partitions truncating on their leader 2, which answers LEADER_MOVED for each
+    Map<PartitionKey, PartitionPlacement> placements = new LinkedHashMap<>();
+    List<PartitionDecision> decisions = new java.util.ArrayList<>();
+    for (int p = 0; p < 8; p++) {
+      PartitionKey key = new PartitionKey(TOPIC, p);
+      placements.put(key, new PartitionPlacement(key, 2, List.of(2)));
+      decisions.add(
+          new PartitionDecision(key, Action.TRUNCATE, PartitionPhase.STOPPING, null, null));
+    }
+    MirrorDriver.Observation observation =
+        new MirrorDriver.Observation(List.of(), placements, Map.of(2, "127.0.0.1"));
+    FailoverPlan plan =
+        new FailoverPlan(decisions, List.of(), FailoverPlan.CatchUp.NOT_APPLICABLE, List.of());
+    control.fail(Action.TRUNCATE, "LEADER_MOVED");
+
+    // When executed with the operator's JSON logging at info
+    List<com.fasterxml.jackson.databind.JsonNode> lines;
+    MirrorDriver.RoundResult result;
+    try (dev.kafkamirror.operator.app.ProductionLogging logging =
+        dev.kafkamirror.operator.app.ProductionLogging.start("json", "info")) {
+      result =
+          driver.execute(
+              "ns/orders-mirror", mirror(Map.of()), plan, observation, new EnumMap<>(Action.class));
+      lines =
+          logging.jsonLines().stream()
+              .filter(l -> l.get("logger").asText().equals(MirrorDriver.class.getName()))
+              .toList();
+    }
+
+    // Then every partition keeps its error, but the log has five of them and one line with the
+    // count, not eight
+    assertThat(result.leaderErrors()).hasSize(8);
+    assertThat(lines).hasSize(MirrorDriver.LEADER_ERRORS_LOGGED_PER_CODE + 1);
+    assertThat(lines.subList(0, 5))
+        .allSatisfy(l -> assertThat(l.path("partition").asText()).startsWith(TOPIC + "-"));
+    assertThat(lines.get(5).path("message").asText())
+        .startsWith("clusterMirror=ns/orders-mirror broker=2 code=LEADER_MOVED: 8 partitions");
+  }
+
+  @Test
   void aPartitionWithoutALeaderIsNotCalledAndSaysSo() {
     PartitionKey p0 = new PartitionKey(TOPIC, 0);
     MirrorDriver.Observation observation =
