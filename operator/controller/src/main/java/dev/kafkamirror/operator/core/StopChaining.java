@@ -273,6 +273,9 @@ public final class StopChaining {
   /** {@code describe.role} of a leader (the contract's {@code Role.LEADER}; core is JDK-only). */
   public static final String LEADER_ROLE = "LEADER";
 
+  /** {@code describe.role} of a follower (the contract's {@code Role.FOLLOWER}). */
+  public static final String FOLLOWER_ROLE = "FOLLOWER";
+
   /**
    * The partitions a round fenced, each with the broker that fenced it: every leader answer {@code
    * LEADER_MOVED}. That broker gave the partition's leadership away when it answered (the
@@ -330,7 +333,7 @@ public final class StopChaining {
     // right after a fence the metadata names the new leader before that broker has applied its
     // leadership, so its describe gave the old epoch and role. The answer's epoch and stop fields
     // are current. Described as leader, any other epoch means the leadership moved in between.
-    boolean describedBeforeLeading = !LEADER_ROLE.equals(before.described().role());
+    boolean describedBeforeLeading = FOLLOWER_ROLE.equals(before.described().role());
     if (epoch == null
         || a.leaderEpoch() == null
         || (describedBeforeLeading ? a.leaderEpoch() < epoch : !epoch.equals(a.leaderEpoch()))) {
@@ -407,7 +410,9 @@ public final class StopChaining {
         before.replicas(),
         new PartitionObservation.Described(
             d.stopAware(),
-            d.role(),
+            // A successful leader call proves leadership in the answer's epoch: any later epoch
+            // change is then a move in between, which observes again.
+            LEADER_ROLE,
             a.leaderEpoch(),
             a.logEndOffset() != null ? a.logEndOffset() : d.logEndOffset(),
             d.highWatermark(),

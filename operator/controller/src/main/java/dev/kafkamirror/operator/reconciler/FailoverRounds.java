@@ -44,9 +44,10 @@ import org.slf4j.LoggerFactory;
  *       moved, which is the progress the truncate step needed, so the rounds observe again and go
  *       on at the new leaders, at most {@link StopChaining#MAX_FENCE_ONLY_ROUNDS} times per
  *       reconcile ({@link StopChaining#goOnAfterRound}).
- *   <li>After a round in which a leader answered {@code LEADER_MOVED}, the next observation waits
- *       (bounded by {@link #FENCE_METADATA_WAIT_MS}) until the metadata no longer names the fencing
- *       broker as those partitions' leader, so that the truncate goes to the new leaders at once.
+ *   <li>After a round in which a leader answered {@code LEADER_MOVED} (a stop's truncate, or a
+ *       failback start, fenced), the next observation waits until the metadata no longer names the
+ *       fencing broker as those partitions' leader, so that the call goes to the new leaders at
+ *       once; {@link #FENCE_METADATA_WAIT_MS} bounds these waits together per reconcile.
  *   <li>A round of a stop is planned from the previous round's answers instead of a new observation
  *       only when {@link StopChaining} says every call of that round succeeded as recorded; any
  *       error, moved leader or unknown answer observes again. The last observation (the status's)
@@ -63,10 +64,11 @@ public final class FailoverRounds {
   private static final Logger LOG = LoggerFactory.getLogger(FailoverRounds.class);
 
   /**
-   * At most this long after a round with fences, the rounds wait for the destination's metadata to
-   * show the fenced partitions' new leaders ({@link MirrorDriver#awaitFencesInMetadata}) before
-   * they observe again. Normally the wait ends within a second; past it the observation decides (a
-   * truncate still sent to an old leader answers NOT_LEADER and is sent again).
+   * At most this long in all, per reconcile, the rounds wait after rounds with fences for the
+   * destination's metadata to show the fenced partitions' new leaders ({@link
+   * MirrorDriver#awaitFencesInMetadata}) before they observe again. Normally a wait ends within a
+   * second; past it the observation decides (a call still sent to an old leader answers NOT_LEADER
+   * and is sent again).
    */
   static final long FENCE_METADATA_WAIT_MS = 5_000;
 
@@ -259,6 +261,8 @@ public final class FailoverRounds {
     List<PartitionObservation> chained = null;
     // Rounds that succeeded in no call but only fenced (StopChaining.goOnAfterRound).
     int fenceOnlyRounds = 0;
+    // What is left of this reconcile's time for waiting on fences to show in the metadata.
+    long fenceWaitLeftNanos = TimeUnit.MILLISECONDS.toNanos(FENCE_METADATA_WAIT_MS);
     for (int round = 0; round < maxRounds; round++) {
       if (round > 0 && followers && request.superseded().getAsBoolean()) {
         // The status keeps the last round's observation; the next reconcile observes anew.
@@ -391,25 +395,29 @@ public final class FailoverRounds {
         fenceOnlyRounds++;
         chained = null;
       }
+      if (failback != null && failback.dryRun() && !failback.alignTo().isEmpty()) {
+        // The report is persisted (status, Event) before the next reconcile truncates anything.
+        break;
+      }
       Map<PartitionKey, Integer> fenced = StopChaining.fencedBy(result.answers());
-      if (!fenced.isEmpty()) {
-        // The next observation must see the new leaders, or it sends truncate to the old ones.
+      if (!fenced.isEmpty() && fenceWaitLeftNanos > 0) {
+        // The next observation must see the new leaders, or it sends the call to the old ones.
         long waitStarted = System.nanoTime();
         java.util.Set<PartitionKey> notMoved =
             driver.awaitFencesInMetadata(
-                request.mirror(), request.destination(), fenced, FENCE_METADATA_WAIT_MS);
+                request.destination(),
+                fenced,
+                Math.max(1L, TimeUnit.NANOSECONDS.toMillis(fenceWaitLeftNanos)));
+        long waited = System.nanoTime() - waitStarted;
+        fenceWaitLeftNanos -= waited;
         LOG.debug(
             "clusterMirror={} round={} waited {} ms for the metadata to show {} fenced"
                 + " partitions on their new leaders; not shown yet: {}",
             request.ref(),
             round,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - waitStarted),
+            TimeUnit.NANOSECONDS.toMillis(waited),
             fenced.size(),
             notMoved.size());
-      }
-      if (failback != null && failback.dryRun() && !failback.alignTo().isEmpty()) {
-        // The report is persisted (status, Event) before the next reconcile truncates anything.
-        break;
       }
     }
     if (observeAgain) {

@@ -127,7 +127,7 @@ public final class MirrorDriver {
    */
   static final int LEADER_ERRORS_LOGGED_PER_CODE = 5;
 
-  /** How often {@link #awaitFencesInMetadata} reads the metadata again. */
+  /** The pause between two metadata reads of {@link #awaitFencesInMetadata}. */
   static final long FENCE_POLL_MS = 50;
 
   /**
@@ -137,29 +137,35 @@ public final class MirrorDriver {
    * answered {@code LEADER_MOVED}, but the broker that answers a metadata read applies it later: at
    * 1,000 fenced partitions an observation right after the fence still found the old leaders of a
    * third to two thirds of them, whose truncate then answered NOT_LEADER and split the stop into
-   * staggered rounds. Reads metadata only (no control call). Never fails the stop: a read error or
-   * the timeout ends the wait, and the observation that follows decides as before.
+   * staggered rounds. Reads the metadata of the fenced partitions' topics only (no control call),
+   * {@link #FENCE_POLL_MS} apart. Never decides anything: a read error or the timeout ends the
+   * wait, and the observation that follows decides as before.
    *
-   * @return the partitions still shown on their fencing broker when the wait ended (empty when
-   *     every move is visible)
+   * @return the partitions still shown on their fencing broker (or without a leader) when the wait
+   *     ended; empty when every move is visible
+   * @throws IllegalStateException when the thread is interrupted (the reconcile fails, as an
+   *     interrupted control call makes it)
    */
   public java.util.Set<PartitionKey> awaitFencesInMetadata(
-      ResolvedMirror mirror,
-      ClusterAdmin destination,
-      Map<PartitionKey, Integer> fencedBy,
-      long timeoutMs) {
+      ClusterAdmin destination, Map<PartitionKey, Integer> fencedBy, long timeoutMs) {
     long deadline =
         System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    dev.kafkamirror.operator.core.TopicSelector fencedTopics =
+        dev.kafkamirror.operator.core.TopicSelector.of(
+            fencedBy.keySet().stream().map(PartitionKey::topic).distinct().toList(), null, null);
     java.util.Set<PartitionKey> waiting = java.util.Set.copyOf(fencedBy.keySet());
     while (!waiting.isEmpty()) {
       Map<PartitionKey, Integer> leaders = new HashMap<>();
       try {
-        for (PartitionPlacement p : destination.placements(mirror.topics())) {
+        for (PartitionPlacement p : destination.placements(fencedTopics)) {
           leaders.put(p.key(), p.leaderId());
         }
       } catch (ClusterAdmin.KafkaCallException | RuntimeException e) {
-        LOG.debug(
-            "metadata read while waiting for {} fences failed: {}", waiting.size(), e.toString());
+        LOG.info(
+            "metadata read while waiting for {} fenced partitions to show their new leaders"
+                + " failed; the next observation decides: {}",
+            waiting.size(),
+            e.toString());
         return waiting;
       }
       waiting = StopChaining.notMovedYet(fencedBy, leaders);
@@ -170,7 +176,8 @@ public final class MirrorDriver {
         Thread.sleep(FENCE_POLL_MS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return waiting;
+        throw new IllegalStateException(
+            "interrupted while waiting for fenced partitions to show their new leaders", e);
       }
     }
     return waiting;
@@ -373,15 +380,18 @@ public final class MirrorDriver {
         (brokerAndCode, count) -> {
           if (count > LEADER_ERRORS_LOGGED_PER_CODE) {
             String[] parts = brokerAndCode.split(" ", 2);
-            LOG.info(
-                "clusterMirror={} broker={} code={}: {} partitions answered so in this round; the"
-                    + " first {} are logged above, the rest at debug, and every partition's error is"
-                    + " in status.partitions",
-                resourceRef,
-                parts[0],
-                parts[1],
-                count,
-                LEADER_ERRORS_LOGGED_PER_CODE);
+            try (PartitionLogFields fields =
+                PartitionLogFields.of(resourceRef, null, Integer.parseInt(parts[0]), parts[1])) {
+              LOG.info(
+                  "clusterMirror={} broker={} code={}: {} partitions answered so in this round; the"
+                      + " first {} are logged above, the rest at debug, and every partition's error is"
+                      + " in status.partitions",
+                  resourceRef,
+                  parts[0],
+                  parts[1],
+                  count,
+                  LEADER_ERRORS_LOGGED_PER_CODE);
+            }
           }
         });
     // The follower half of make-writable, after every leader call, is not waited for: a partition

@@ -126,6 +126,8 @@ class ControlContractTest {
     // And so do the role and the fence's error code that the stop chaining reads
     assertThat(dev.kafkamirror.operator.core.StopChaining.LEADER_ROLE)
         .isEqualTo(dev.kafkamirror.contract.Role.LEADER.name());
+    assertThat(dev.kafkamirror.operator.core.StopChaining.FOLLOWER_ROLE)
+        .isEqualTo(dev.kafkamirror.contract.Role.FOLLOWER.name());
     assertThat(dev.kafkamirror.operator.core.StopChaining.LEADER_MOVED)
         .isEqualTo(dev.kafkamirror.contract.PartitionError.Code.LEADER_MOVED.name());
   }

@@ -382,7 +382,70 @@ class StopChainingTest {
     assertThat(StopChaining.notMovedYet(fenced, leaders)).containsExactlyInAnyOrder(key(0), key(1));
   }
 
+  @Test
+  void aNewerEpochFromABrokerDescribedWithoutARoleObservesAgain() {
+    // Given partitions whose describe carried no role at all
+    List<PartitionObservation> observed = new ArrayList<>();
+    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
+      observed.add(withRole(o, null));
+    }
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = new ArrayList<>(answersOf(plan, Action.TRUNCATE));
+    StopChaining.Answer a = answers.get(1);
+
+    // When one answers in a newer epoch
+    answers.set(
+        1,
+        new StopChaining.Answer(
+            a.key(), LEADER, true, null, EPOCH + 1, 10L, a.state(), a.stop(), true));
+    StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+
+    // Then it observes again: only a broker known to have described as a follower is let through
+    assertThat(verdict.chained()).isFalse();
+    assertThat(verdict.observeBecause()).contains(key(1).toString()).contains("leader epoch 6");
+  }
+
+  @Test
+  void aSecondEpochChangeLaterInTheChainObservesAgain() {
+    // Given a new leader described as a follower, whose truncate answered in the next epoch and
+    // was chained
+    List<PartitionObservation> observed = new ArrayList<>();
+    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
+      observed.add(asFollower(o));
+    }
+    FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+    List<StopChaining.Answer> answers = new ArrayList<>();
+    for (StopChaining.Answer a : answersOf(plan, Action.TRUNCATE)) {
+      answers.add(
+          new StopChaining.Answer(
+              a.key(), LEADER, true, null, EPOCH + 1, 10L, a.state(), a.stop(), true));
+    }
+    List<PartitionObservation> chained =
+        StopChaining.next(STOP, plan, observed, answers).observations();
+    assertThat(chained).isNotNull();
+    FailoverPlan persist = FailoverPlanner.plan(STOP, chained, null, 1_000);
+    // When persist-offsets answers for partition 0 in that epoch, and for partition 1 in yet
+    // another (its leadership moved away and back in between)
+    List<StopChaining.Answer> persisted = new ArrayList<>();
+    for (StopChaining.Answer a : answersOf(persist, Action.PERSIST_OFFSETS)) {
+      int epoch = a.key().equals(key(1)) ? EPOCH + 2 : EPOCH + 1;
+      persisted.add(
+          new StopChaining.Answer(
+              a.key(), LEADER, true, null, epoch, 10L, a.state(), a.stop(), true));
+    }
+    StopChaining.Verdict verdict = StopChaining.next(STOP, persist, chained, persisted);
+
+    // Then it observes again: the chained observation holds the answer as a leader's
+    assertThat(chained).extracting(o -> o.described().role()).containsOnly("LEADER");
+    assertThat(verdict.chained()).isFalse();
+    assertThat(verdict.observeBecause()).contains(key(1).toString()).contains("leader epoch 7");
+  }
+
   private static PartitionObservation asFollower(PartitionObservation o) {
+    return withRole(o, "FOLLOWER");
+  }
+
+  private static PartitionObservation withRole(PartitionObservation o, String role) {
     PartitionObservation.Described d = o.described();
     return PartitionObservation.described(
         o.key(),
@@ -390,7 +453,7 @@ class StopChainingTest {
         o.replicas(),
         new PartitionObservation.Described(
             d.stopAware(),
-            "FOLLOWER",
+            role,
             d.leaderEpoch(),
             d.logEndOffset(),
             d.highWatermark(),

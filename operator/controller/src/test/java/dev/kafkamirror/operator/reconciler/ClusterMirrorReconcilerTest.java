@@ -176,6 +176,7 @@ class ClusterMirrorReconcilerTest {
     ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
 
     // When it is reconciled once
+    int readsBefore = rig.destination.placementReads();
     rig.reconcile(cr);
 
     // Then the fencing truncate went to broker 1 and every later one to broker 2 alone (never
@@ -188,6 +189,9 @@ class ClusterMirrorReconcilerTest {
     assertThat(truncates.get(1).keys())
         .containsExactlyInAnyOrder(new PartitionKey(TOPIC, 0), new PartitionKey(TOPIC, 1));
     assertThat(Conditions.isStopped(rig.statusWriter.last())).isTrue();
+    // And the wait ended as soon as the metadata showed the move, not at its bound (which would
+    // have read it some 100 times): a handful of reads in all
+    assertThat(rig.destination.placementReads() - readsBefore).isLessThan(15);
   }
 
   @Test

@@ -248,6 +248,56 @@ class MirrorDriverTest {
   }
 
   @Test
+  void theWaitForFencesEndsAtItsBoundWithThePartitionsNotShownMovedYet() {
+    // Given partition 0 fenced by broker 1, and metadata that goes on naming broker 1
+    destination.topic(TOPIC, 2);
+    PartitionKey p0 = new PartitionKey(TOPIC, 0);
+
+    // When the driver waits at most 200 ms
+    java.util.Set<PartitionKey> notMoved =
+        driver.awaitFencesInMetadata(destination, Map.of(p0, 1), 200);
+
+    // Then it gives up with that partition and has read the metadata more than once
+    assertThat(notMoved).containsExactly(p0);
+    assertThat(destination.placementReads()).isGreaterThan(1);
+  }
+
+  @Test
+  void theWaitForFencesEndsWhenTheMetadataShowsTheMoveOrCannotBeRead() {
+    // Given partition 0 fenced by broker 1, whose move the second read shows
+    destination.topic(TOPIC, 2);
+    PartitionKey p0 = new PartitionKey(TOPIC, 0);
+    destination.moveLeader(p0, 2, 1);
+
+    // When the driver waits, Then nothing is left to wait for, after two reads
+    assertThat(driver.awaitFencesInMetadata(destination, Map.of(p0, 1), 5_000)).isEmpty();
+    assertThat(destination.placementReads()).isEqualTo(2);
+
+    // And when partition 0 is fenced again by broker 2 and the metadata cannot be read, the wait
+    // ends at once with it, without an exception (the observation that follows decides)
+    destination.failWith("injected: no broker answers");
+    assertThat(driver.awaitFencesInMetadata(destination, Map.of(p0, 2), 5_000)).containsExactly(p0);
+  }
+
+  @Test
+  void anInterruptedWaitForFencesFailsTheReconcile() {
+    // Given a fence the metadata does not show yet, on an interrupted thread
+    destination.topic(TOPIC, 1);
+    PartitionKey p0 = new PartitionKey(TOPIC, 0);
+    Thread.currentThread().interrupt();
+    try {
+      // When the driver waits, Then it throws and keeps the thread interrupted
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> driver.awaitFencesInMetadata(destination, Map.of(p0, 1), 5_000))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("interrupted");
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
   void aPartitionWithoutALeaderIsNotCalledAndSaysSo() {
     PartitionKey p0 = new PartitionKey(TOPIC, 0);
     MirrorDriver.Observation observation =

@@ -90,7 +90,7 @@ final class TestingClusterAdmin implements ClusterAdmin {
     return new TreeSet<>(topics.keySet());
   }
 
-  /** Leaders other than the first broker, per partition. */
+  /** Each partition's leader after a move; the first broker when absent. */
   private final Map<PartitionKey, Integer> leaders = new ConcurrentHashMap<>();
 
   /** A leadership move the metadata does not show yet: to whom, and after how many more reads. */
@@ -103,13 +103,21 @@ final class TestingClusterAdmin implements ClusterAdmin {
    * reads ({@link #placements}) still show the leader before the move, as a broker that has not
    * applied the election yet does.
    */
-  void moveLeader(PartitionKey key, int leader, int staleReads) {
+  synchronized void moveLeader(PartitionKey key, int leader, int staleReads) {
     if (staleReads <= 0) {
       pendingMoves.remove(key);
       leaders.put(key, leader);
     } else {
       pendingMoves.put(key, new PendingMove(leader, staleReads));
     }
+  }
+
+  private final java.util.concurrent.atomic.AtomicInteger placementReads =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** How many metadata reads ({@link #placements}) there were. */
+  int placementReads() {
+    return placementReads.get();
   }
 
   /** The leader the metadata shows for {@code key} now. */
@@ -123,8 +131,10 @@ final class TestingClusterAdmin implements ClusterAdmin {
   }
 
   @Override
-  public List<PartitionPlacement> placements(TopicSelector selector) throws KafkaCallException {
+  public synchronized List<PartitionPlacement> placements(TopicSelector selector)
+      throws KafkaCallException {
     check("describe topics");
+    placementReads.incrementAndGet();
     List<PartitionPlacement> out = new ArrayList<>();
     for (String topic : selector.select(topicNames())) {
       for (int p = 0; p < topics.get(topic); p++) {
