@@ -356,23 +356,17 @@ public final class MirrorDriver {
         int seen = sameError.merge(r.brokerId() + " " + r.errorCode(), 1, Integer::sum).intValue();
         try (PartitionLogFields fields =
             PartitionLogFields.of(resourceRef, r.key(), r.brokerId(), r.errorCode())) {
-          if (seen <= LEADER_ERRORS_LOGGED_PER_CODE) {
-            LOG.info(
-                "clusterMirror={} partition={} broker={} code={} {}",
-                resourceRef,
-                r.key(),
-                r.brokerId(),
-                r.errorCode(),
-                r.errorMessage());
-          } else {
-            LOG.debug(
-                "clusterMirror={} partition={} broker={} code={} {}",
-                resourceRef,
-                r.key(),
-                r.brokerId(),
-                r.errorCode(),
-                r.errorMessage());
-          }
+          LOG.atLevel(
+                  seen <= LEADER_ERRORS_LOGGED_PER_CODE
+                      ? org.slf4j.event.Level.INFO
+                      : org.slf4j.event.Level.DEBUG)
+              .log(
+                  "clusterMirror={} partition={} broker={} code={} {}",
+                  resourceRef,
+                  r.key(),
+                  r.brokerId(),
+                  r.errorCode(),
+                  r.errorMessage());
         }
       }
     }

@@ -303,18 +303,10 @@ class StopChainingTest {
   void aNewLeaderDescribedBeforeItAppliedItsLeadershipIsChainedInTheEpochItAnsweredIn() {
     // Given two partitions right after a fence: the metadata already named broker 1 as their
     // leader, but broker 1 described them still as a follower in the old epoch
-    List<PartitionObservation> observed = new ArrayList<>();
-    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
-      observed.add(asFollower(o));
-    }
+    List<PartitionObservation> observed = withRole(observedBefore(Action.TRUNCATE), "FOLLOWER");
     FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
-    List<StopChaining.Answer> answers = new ArrayList<>();
-    for (StopChaining.Answer a : answersOf(plan, Action.TRUNCATE)) {
-      // When broker 1 truncated as the leader of the new epoch
-      answers.add(
-          new StopChaining.Answer(
-              a.key(), LEADER, true, null, EPOCH + 1, 10L, a.state(), a.stop(), true));
-    }
+    // When broker 1 truncated as the leader of the new epoch
+    List<StopChaining.Answer> answers = inEpoch(answersOf(plan, Action.TRUNCATE), k -> EPOCH + 1);
     StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
 
     // Then the next step is planned from the answers, in the epoch the leader answered in
@@ -330,10 +322,7 @@ class StopChainingTest {
   @Test
   void aBrokerDescribedAsFollowerThatAnswersInAnOlderEpochObservesAgain() {
     // Given a partition described by its metadata leader as a follower in epoch 5
-    List<PartitionObservation> observed = new ArrayList<>();
-    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
-      observed.add(asFollower(o));
-    }
+    List<PartitionObservation> observed = withRole(observedBefore(Action.TRUNCATE), "FOLLOWER");
     FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
     List<StopChaining.Answer> answers = new ArrayList<>(answersOf(plan, Action.TRUNCATE));
     StopChaining.Answer a = answers.get(1);
@@ -385,10 +374,7 @@ class StopChainingTest {
   @Test
   void aNewerEpochFromABrokerDescribedWithoutARoleObservesAgain() {
     // Given partitions whose describe carried no role at all
-    List<PartitionObservation> observed = new ArrayList<>();
-    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
-      observed.add(withRole(o, null));
-    }
+    List<PartitionObservation> observed = withRole(observedBefore(Action.TRUNCATE), null);
     FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
     List<StopChaining.Answer> answers = new ArrayList<>(answersOf(plan, Action.TRUNCATE));
     StopChaining.Answer a = answers.get(1);
@@ -409,30 +395,19 @@ class StopChainingTest {
   void aSecondEpochChangeLaterInTheChainObservesAgain() {
     // Given a new leader described as a follower, whose truncate answered in the next epoch and
     // was chained
-    List<PartitionObservation> observed = new ArrayList<>();
-    for (PartitionObservation o : observedBefore(Action.TRUNCATE)) {
-      observed.add(asFollower(o));
-    }
+    List<PartitionObservation> observed = withRole(observedBefore(Action.TRUNCATE), "FOLLOWER");
     FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
-    List<StopChaining.Answer> answers = new ArrayList<>();
-    for (StopChaining.Answer a : answersOf(plan, Action.TRUNCATE)) {
-      answers.add(
-          new StopChaining.Answer(
-              a.key(), LEADER, true, null, EPOCH + 1, 10L, a.state(), a.stop(), true));
-    }
+    List<StopChaining.Answer> answers = inEpoch(answersOf(plan, Action.TRUNCATE), k -> EPOCH + 1);
     List<PartitionObservation> chained =
         StopChaining.next(STOP, plan, observed, answers).observations();
     assertThat(chained).isNotNull();
     FailoverPlan persist = FailoverPlanner.plan(STOP, chained, null, 1_000);
     // When persist-offsets answers for partition 0 in that epoch, and for partition 1 in yet
     // another (its leadership moved away and back in between)
-    List<StopChaining.Answer> persisted = new ArrayList<>();
-    for (StopChaining.Answer a : answersOf(persist, Action.PERSIST_OFFSETS)) {
-      int epoch = a.key().equals(key(1)) ? EPOCH + 2 : EPOCH + 1;
-      persisted.add(
-          new StopChaining.Answer(
-              a.key(), LEADER, true, null, epoch, 10L, a.state(), a.stop(), true));
-    }
+    List<StopChaining.Answer> persisted =
+        inEpoch(
+            answersOf(persist, Action.PERSIST_OFFSETS),
+            k -> k.equals(key(1)) ? EPOCH + 2 : EPOCH + 1);
     StopChaining.Verdict verdict = StopChaining.next(STOP, persist, chained, persisted);
 
     // Then it observes again: the chained observation holds the answer as a leader's
@@ -441,8 +416,29 @@ class StopChainingTest {
     assertThat(verdict.observeBecause()).contains(key(1).toString()).contains("leader epoch 7");
   }
 
-  private static PartitionObservation asFollower(PartitionObservation o) {
-    return withRole(o, "FOLLOWER");
+  /** Each answer as its broker gives it in the epoch {@code epoch} names for its partition. */
+  private static List<StopChaining.Answer> inEpoch(
+      List<StopChaining.Answer> answers, java.util.function.ToIntFunction<PartitionKey> epoch) {
+    return answers.stream()
+        .map(
+            a ->
+                new StopChaining.Answer(
+                    a.key(),
+                    a.brokerId(),
+                    a.leader(),
+                    a.errorCode(),
+                    epoch.applyAsInt(a.key()),
+                    a.logEndOffset(),
+                    a.state(),
+                    a.stop(),
+                    a.stateCurrent()))
+        .toList();
+  }
+
+  /** {@code observed} as described with {@code role}. */
+  private static List<PartitionObservation> withRole(
+      List<PartitionObservation> observed, String role) {
+    return observed.stream().map(o -> withRole(o, role)).toList();
   }
 
   private static PartitionObservation withRole(PartitionObservation o, String role) {
