@@ -27,8 +27,9 @@ import java.util.Set;
  *       LEADER_MOVED after a fence, TIMEOUT, UNREACHABLE, ...);
  *   <li>each stepped partition has exactly one answer from the leader of the last observation, in
  *       the observed leader epoch, or a newer one when it was described before it applied its
- *       leadership (role not LEADER; the chained observation takes the answer's epoch), with a
- *       mirror registration known from that observation;
+ *       leadership (role FOLLOWER; the chained observation takes the answer's epoch and the role
+ *       LEADER, so a second epoch change later in the chain observes again), with a mirror
+ *       registration known from that observation;
  *   <li>each such answer reports the stop step that its call records (remove-fetchers
  *       FETCHERS_REMOVED, truncate TRUNCATED, persist-offsets OFFSETS_PERSISTED, barrier
  *       BARRIER_WRITTEN, make-writable STOPPED with a barrier offset) and the mirror state that

@@ -10,6 +10,7 @@ import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
 import dev.kafkamirror.operator.core.StopChaining;
+import dev.kafkamirror.operator.core.TopicSelector;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.PartitionPlacement;
 import java.util.ArrayList;
@@ -17,10 +18,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,14 +149,13 @@ public final class MirrorDriver {
    * @throws IllegalStateException when the thread is interrupted (the reconcile fails, as an
    *     interrupted control call makes it)
    */
-  public java.util.Set<PartitionKey> awaitFencesInMetadata(
+  public Set<PartitionKey> awaitFencesInMetadata(
       ClusterAdmin destination, Map<PartitionKey, Integer> fencedBy, long timeoutMs) {
-    long deadline =
-        System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    dev.kafkamirror.operator.core.TopicSelector fencedTopics =
-        dev.kafkamirror.operator.core.TopicSelector.of(
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    TopicSelector fencedTopics =
+        TopicSelector.of(
             fencedBy.keySet().stream().map(PartitionKey::topic).distinct().toList(), null, null);
-    java.util.Set<PartitionKey> waiting = java.util.Set.copyOf(fencedBy.keySet());
+    Set<PartitionKey> waiting = Set.copyOf(fencedBy.keySet());
     while (!waiting.isEmpty()) {
       Map<PartitionKey, Integer> leaders = new HashMap<>();
       try {
@@ -282,8 +284,8 @@ public final class MirrorDriver {
     List<StopChaining.Answer> answers = new ArrayList<>();
     int calls = 0;
     int succeeded = 0;
-    // Leader errors per "broker code" in this round, to log a few and count the rest.
-    Map<String, Integer> sameError = new TreeMap<>();
+    // Leader errors per broker and code in this round, to log a few and count the rest.
+    Map<BrokerCode, Integer> sameError = new LinkedHashMap<>();
     // Group (action, broker) calls; each broker gets its calls in step order, brokers in parallel.
     // The follower half of make-writable waits until every leader call is done.
     Map<Integer, List<Call>> first = new TreeMap<>();
@@ -353,7 +355,7 @@ public final class MirrorDriver {
         }
       } else {
         leaderErrors.put(r.key(), r.errorCode() + ": " + r.errorMessage());
-        int seen = sameError.merge(r.brokerId() + " " + r.errorCode(), 1, Integer::sum).intValue();
+        int seen = sameError.merge(new BrokerCode(r.brokerId(), r.errorCode()), 1, Integer::sum);
         try (PartitionLogFields fields =
             PartitionLogFields.of(resourceRef, r.key(), r.brokerId(), r.errorCode())) {
           LOG.atLevel(
@@ -371,18 +373,18 @@ public final class MirrorDriver {
       }
     }
     sameError.forEach(
-        (brokerAndCode, count) -> {
+        (brokerCode, count) -> {
           if (count > LEADER_ERRORS_LOGGED_PER_CODE) {
-            String[] parts = brokerAndCode.split(" ", 2);
             try (PartitionLogFields fields =
-                PartitionLogFields.of(resourceRef, null, Integer.parseInt(parts[0]), parts[1])) {
+                PartitionLogFields.of(
+                    resourceRef, null, brokerCode.brokerId(), brokerCode.code())) {
               LOG.info(
                   "clusterMirror={} broker={} code={}: {} partitions answered so in this round; the"
                       + " first {} are logged above, the rest at debug, and every partition's error is"
                       + " in status.partitions",
                   resourceRef,
-                  parts[0],
-                  parts[1],
+                  brokerCode.brokerId(),
+                  brokerCode.code(),
                   count,
                   LEADER_ERRORS_LOGGED_PER_CODE);
             }
@@ -420,6 +422,9 @@ public final class MirrorDriver {
   }
 
   private record Call(Action action, List<PartitionKey> keys, boolean leader) {}
+
+  /** A broker and an error code it answered with. */
+  private record BrokerCode(int brokerId, String code) {}
 
   /** One partition's result of a leader or follower call. */
   private record Answered(ControlResult result, boolean leader) {}

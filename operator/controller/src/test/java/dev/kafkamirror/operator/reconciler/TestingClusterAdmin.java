@@ -139,19 +139,12 @@ final class TestingClusterAdmin implements ClusterAdmin {
     for (String topic : selector.select(topicNames())) {
       for (int p = 0; p < topics.get(topic); p++) {
         PartitionKey key = new PartitionKey(topic, p);
+        out.add(new PartitionPlacement(key, leaderOf(key), brokers));
         PendingMove pending = pendingMoves.get(key);
         if (pending != null) {
-          // This read is one of the stale ones; the read after the last of them shows the move.
-          out.add(new PartitionPlacement(key, leaderOf(key), brokers));
-          if (pending.staleReads() <= 1) {
-            pendingMoves.remove(key);
-            leaders.put(key, pending.leader());
-          } else {
-            pendingMoves.put(key, new PendingMove(pending.leader(), pending.staleReads() - 1));
-          }
-          continue;
+          // This read was one of the stale ones; the read after the last of them shows the move.
+          moveLeader(key, pending.leader(), pending.staleReads() - 1);
         }
-        out.add(new PartitionPlacement(key, leaderOf(key), brokers));
       }
     }
     out.sort((a, b) -> a.key().compareTo(b.key()));
