@@ -98,8 +98,7 @@ class BarrierFollowerConfirmationIT {
       // writes go on while the held follower is paused (one replica is enough for it)
       keepStateTopicOff(destination, held, List.of(leader, other));
 
-      long heldPid = destination.node(held).pid();
-      signal("STOP", heldPid);
+      destination.node(held).suspend();
       try {
         // When the new leader truncates (the held follower has not fetched since), persists, and
         // the barrier step runs while the held follower is still in the ISR
@@ -111,10 +110,11 @@ class BarrierFollowerConfirmationIT {
         // (the ISR as the leader sees it: an Admin client could pick the paused broker)
         assertThat(isrOnLeader(destination, leader, tp)).contains(held);
         JsonNode barrier = step(destination, leader, "barrier", tp, sourceClusterId, 5_000L);
-        // (STATE_STORE_UNAVAILABLE says "repeat the call": on a loaded machine the step's
-        // stop-state
-        // read can use up its 5 s before the follower wait does; a caller repeats, so does the
-        // test, a bounded number of times, well inside replica.lag.time.max.ms)
+        // (STATE_STORE_UNAVAILABLE says "repeat the call": the leader's stop-state reader can
+        // have a request waiting on the paused broker, which holds it for up to its request
+        // timeout, see StopStateReaderHungBrokerIT; on a loaded machine its read can use up the
+        // step's 5 s before the follower wait does. A caller repeats, so does the test, a bounded
+        // number of times, well inside replica.lag.time.max.ms)
         for (int attempt = 1;
             attempt < 4
                 && barrier.has("error")
@@ -145,7 +145,7 @@ class BarrierFollowerConfirmationIT {
         // And BARRIER_WRITTEN is not recorded
         assertThat(stopOnLeader.get("step").asText()).isEqualTo("OFFSETS_PERSISTED");
       } finally {
-        signal("CONT", heldPid);
+        destination.node(held).resume();
       }
 
       // When the follower runs again and the barrier step is repeated
@@ -266,14 +266,6 @@ class BarrierFollowerConfirmationIT {
                               i.replicas().stream().noneMatch(n -> n.id() == excluded)
                                   && i.leader() != null
                                   && i.leader().id() != excluded));
-    }
-  }
-
-  /** Sends SIGSTOP or SIGCONT to a broker JVM this test started. */
-  private static void signal(String signal, long pid) throws Exception {
-    Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-    if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new AssertionError("kill -" + signal + " " + pid + " failed");
     }
   }
 }

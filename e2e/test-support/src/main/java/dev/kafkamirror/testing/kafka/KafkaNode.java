@@ -46,6 +46,7 @@ public final class KafkaNode {
   private final List<String> jvmArgs;
   private Process process;
   private long outputOffsetAtStart;
+  private boolean suspended;
 
   KafkaNode(
       String clusterName,
@@ -349,7 +350,50 @@ public final class KafkaNode {
     }
     ProcessReaper.killTree(process.toHandle());
     ProcessReaper.instance().unregister(process.toHandle());
+    suspended = false;
     LOG.info("killed {} (SIGKILL)", describe());
+  }
+
+  /**
+   * SIGSTOP: the JVM stays alive with its sockets open but answers nothing, as a broker in a long
+   * pause would (the kernel still accepts connections to it). Undone by {@link #resume}, and by
+   * {@link #stop} before it asks for a controlled shutdown.
+   */
+  public void suspend() {
+    signal("STOP");
+    suspended = true;
+    LOG.info("suspended {} (SIGSTOP)", describe());
+  }
+
+  /** SIGCONT: a node {@link #suspend suspended} runs again; nothing when it is not suspended. */
+  public void resume() {
+    if (!suspended || process == null || !process.isAlive()) {
+      suspended = false;
+      return;
+    }
+    signal("CONT");
+    suspended = false;
+    LOG.info("resumed {} (SIGCONT)", describe());
+  }
+
+  private void signal(String name) {
+    long pid = pid();
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS)) {
+        kill.destroyForcibly();
+        throw new IllegalStateException("kill -" + name + " " + pid + " did not end within 10 s");
+      }
+      if (kill.exitValue() != 0) {
+        throw new IllegalStateException(
+            "kill -" + name + " " + pid + " (" + describe() + ") exited " + kill.exitValue());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run kill -" + name + " " + pid, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted sending SIG" + name + " to " + describe(), e);
+    }
   }
 
   /** SIGTERM and a bounded wait for a controlled shutdown; SIGKILL if it takes longer. */
@@ -357,6 +401,7 @@ public final class KafkaNode {
     if (process == null || !process.isAlive()) {
       return;
     }
+    resume();
     process.destroy();
     try {
       if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {

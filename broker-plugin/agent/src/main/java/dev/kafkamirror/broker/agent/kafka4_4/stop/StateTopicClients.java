@@ -43,6 +43,15 @@ final class StateTopicClients {
   private static final Logger LOG =
       LoggerFactory.getLogger("dev.kafkamirror.broker.agent.StopStateStore");
 
+  /** How long the reader and the admin client wait for one answer from a broker. */
+  static final int LOCAL_REQUEST_TIMEOUT_MS = 3_000;
+
+  /** How long a fetch of the reader waits at the broker for new records. */
+  static final int READER_FETCH_MAX_WAIT_MS = 500;
+
+  /** The bound on each admin call (describe the cluster, create the topic). */
+  static final int ADMIN_API_TIMEOUT_MS = 10_000;
+
   private final Properties clientProperties;
   private final String topic;
   private final int partitionsToCreate;
@@ -97,11 +106,9 @@ final class StateTopicClients {
     if (consumer != null) {
       return;
     }
-    Properties admin = new Properties();
-    admin.putAll(clientProperties);
-    admin.put("client.id", "cluster-mirror-stop-state-admin-" + brokerId);
-    try (Admin a = Admin.create(admin)) {
-      int brokers = a.describeCluster().nodes().get(10, TimeUnit.SECONDS).size();
+    try (Admin a = Admin.create(adminProperties(clientProperties, brokerId))) {
+      int brokers =
+          a.describeCluster().nodes().get(ADMIN_API_TIMEOUT_MS, TimeUnit.MILLISECONDS).size();
       short replicationFactor = (short) Math.min(3, Math.max(1, brokers));
       NewTopic newTopic =
           new NewTopic(topic, partitionsToCreate, replicationFactor)
@@ -112,7 +119,7 @@ final class StateTopicClients {
                       "min.insync.replicas",
                       replicationFactor >= 3 ? "2" : "1"));
       try {
-        a.createTopics(List.of(newTopic)).all().get(10, TimeUnit.SECONDS);
+        a.createTopics(List.of(newTopic)).all().get(ADMIN_API_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         LOG.info(
             "created stop-state topic {} ({} partitions, replication factor {})",
             topic,
@@ -124,13 +131,8 @@ final class StateTopicClients {
         }
       }
     }
-    Properties cp = new Properties();
-    cp.putAll(clientProperties);
-    cp.put("client.id", "cluster-mirror-stop-state-reader-" + brokerId);
-    cp.put("enable.auto.commit", "false");
-    cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
-    cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
-    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp);
+    KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(readerProperties(clientProperties, brokerId));
     List<PartitionInfo> infos = List.of();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (infos == null || infos.isEmpty()) {
@@ -194,6 +196,45 @@ final class StateTopicClients {
   /** The state partition of every record of one data partition. */
   static int partitionOf(StopStateKey key, int partitions) {
     return Utils.toPositive(Utils.murmur2(StopStateCodec.partitionKey(key))) % partitions;
+  }
+
+  /**
+   * The settings of the stop-state reader: the cluster's client settings, then the ones its answers
+   * within a stop step's budget rest on. A Kafka client sends its metadata requests to the broker
+   * with the fewest requests in flight, and an open connection to a broker that has gone silent (a
+   * long pause, a frozen VM, a one-way partition) has none; while a request waits there the
+   * consumer learns no new leader, so a state partition that changed leader cannot be read. Kafka's
+   * default request timeout (30 s) is longer than a stop step's budget (5 s for the plugin's own
+   * syncs); {@value #LOCAL_REQUEST_TIMEOUT_MS} ms frees the consumer in time to ask another broker.
+   * The requests are small (metadata, offsets, fetches that wait at most {@value
+   * #READER_FETCH_MAX_WAIT_MS} ms), so a broker of the same cluster that answers none of them in
+   * that time is treated as not answering; the consumer then tries another.
+   */
+  static Properties readerProperties(Properties clientProperties, int brokerId) {
+    Properties cp = new Properties();
+    cp.putAll(clientProperties);
+    cp.put("client.id", "cluster-mirror-stop-state-reader-" + brokerId);
+    cp.put("enable.auto.commit", "false");
+    cp.put("request.timeout.ms", Integer.toString(LOCAL_REQUEST_TIMEOUT_MS));
+    cp.put("fetch.max.wait.ms", Integer.toString(READER_FETCH_MAX_WAIT_MS));
+    cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
+    cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
+    return cp;
+  }
+
+  /**
+   * The settings of the admin client that creates the topic: the cluster's client settings, with
+   * the reader's request timeout, for the same reason (a create sent to a silent broker would
+   * otherwise hold a reopening reader for 30 s), and an overall bound of {@value
+   * #ADMIN_API_TIMEOUT_MS} ms, the bound the reader puts on each admin call.
+   */
+  static Properties adminProperties(Properties clientProperties, int brokerId) {
+    Properties admin = new Properties();
+    admin.putAll(clientProperties);
+    admin.put("client.id", "cluster-mirror-stop-state-admin-" + brokerId);
+    admin.put("request.timeout.ms", Integer.toString(LOCAL_REQUEST_TIMEOUT_MS));
+    admin.put("default.api.timeout.ms", Integer.toString(ADMIN_API_TIMEOUT_MS));
+    return admin;
   }
 
   /**
