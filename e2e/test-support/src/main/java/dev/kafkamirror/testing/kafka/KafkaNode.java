@@ -401,7 +401,16 @@ public final class KafkaNode {
     if (process == null || !process.isAlive()) {
       return;
     }
-    resume();
+    try {
+      resume();
+    } catch (RuntimeException e) {
+      // A node that cannot be resumed cannot shut down either: SIGKILL ends a stopped process.
+      LOG.warn("{} could not be resumed ({}); killing it", describe(), e.getMessage());
+      ProcessReaper.killTree(process.toHandle());
+      ProcessReaper.instance().unregister(process.toHandle());
+      suspended = false;
+      return;
+    }
     process.destroy();
     try {
       if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {

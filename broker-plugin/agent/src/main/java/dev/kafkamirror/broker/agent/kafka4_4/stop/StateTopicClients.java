@@ -49,6 +49,12 @@ final class StateTopicClients {
   /** How long a fetch of the reader waits at the broker for new records. */
   static final int READER_FETCH_MAX_WAIT_MS = 500;
 
+  /**
+   * The most a fetch of the reader returns (Kafka's default is 50 MiB): a catch-up read of a large
+   * state topic must arrive within the request timeout.
+   */
+  static final int READER_FETCH_MAX_BYTES = 8 * 1024 * 1024;
+
   /** The bound on each admin call (describe the cluster, create the topic). */
   static final int ADMIN_API_TIMEOUT_MS = 10_000;
 
@@ -204,11 +210,15 @@ final class StateTopicClients {
    * with the fewest requests in flight, and an open connection to a broker that has gone silent (a
    * long pause, a frozen VM, a one-way partition) has none; while a request waits there the
    * consumer learns no new leader, so a state partition that changed leader cannot be read. Kafka's
-   * default request timeout (30 s) is longer than a stop step's budget (5 s for the plugin's own
-   * syncs); {@value #LOCAL_REQUEST_TIMEOUT_MS} ms frees the consumer in time to ask another broker.
-   * The requests are small (metadata, offsets, fetches that wait at most {@value
-   * #READER_FETCH_MAX_WAIT_MS} ms), so a broker of the same cluster that answers none of them in
-   * that time is treated as not answering; the consumer then tries another.
+   * default request timeout (30 s) is longer than the budgets the stop state is read in (5 s for a
+   * fence's sync, a failback start and a fetcher's first append; a stop call's remaining time; 2 s
+   * for a describe, which repeats later). {@value #LOCAL_REQUEST_TIMEOUT_MS} ms frees the consumer
+   * in time to ask another broker within the 5 s ones. The requests are small (metadata, offsets,
+   * fetches that wait at most {@value #READER_FETCH_MAX_WAIT_MS} ms and return at most {@value
+   * #READER_FETCH_MAX_BYTES} bytes), so a broker of the same cluster that answers none of them in
+   * that time is treated as not answering: the consumer closes that connection and asks another
+   * broker. A silent broker that leads a state partition still holds that partition's reads until
+   * the controller fences it ({@code broker.session.timeout.ms}).
    */
   static Properties readerProperties(Properties clientProperties, int brokerId) {
     Properties cp = new Properties();
@@ -217,6 +227,7 @@ final class StateTopicClients {
     cp.put("enable.auto.commit", "false");
     cp.put("request.timeout.ms", Integer.toString(LOCAL_REQUEST_TIMEOUT_MS));
     cp.put("fetch.max.wait.ms", Integer.toString(READER_FETCH_MAX_WAIT_MS));
+    cp.put("fetch.max.bytes", Integer.toString(READER_FETCH_MAX_BYTES));
     cp.put("key.deserializer", ByteArrayDeserializer.class.getName());
     cp.put("value.deserializer", ByteArrayDeserializer.class.getName());
     return cp;

@@ -92,6 +92,12 @@ final class StopStateReader {
     clients.wakeup();
   }
 
+  /** Waits up to {@code timeoutMs} for the loop to end after {@link #stop}; whether it has. */
+  boolean awaitStopped(long timeoutMs) throws InterruptedException {
+    thread.join(timeoutMs);
+    return !thread.isAlive();
+  }
+
   private void awaitCaughtUpSince(long start, long timeoutMs) throws StopStateUnavailableException {
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     syncRequestedNanos = start;

@@ -85,12 +85,15 @@ class StopStateReaderHungBrokerIT {
         moveAndElect(admin, placement);
         reader.sync(60_000L);
 
-        // When that broker goes silent (the reader's next metadata refresh, due within 300 ms,
-        // goes to it: it is the one broker with nothing in flight)
+        // When that broker goes silent (the reader's next metadata request, due within 300 ms,
+        // goes to it: the one broker with nothing in flight, whose connection is open)
+        double closedBefore = connectionsClosed(clients);
         cluster.proxy(silent).blackHole();
         Thread.sleep(1_000L);
         for (int round = 1; round <= 3; round++) {
-          // And the state partitions change leader between the other two
+          // And the state partitions change leader between the other two (the first round whose
+          // read needs the new leaders meets the request waiting on the silent broker; the later
+          // ones check that the reader does not go back to it)
           placement.replaceAll((p, r) -> List.of(r.get(1), r.get(0)));
           moveAndElect(admin, placement);
 
@@ -110,11 +113,35 @@ class StopStateReaderHungBrokerIT {
               round, (System.nanoTime() - started) / 1_000_000L);
         }
         assertThat(reader.lastError()).isEmpty();
+        // And the reader did meet the silent broker: it gave up on a connection (the only one
+        // that does not answer) within the test
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(200))
+            .untilAsserted(
+                () ->
+                    assertThat(connectionsClosed(clients))
+                        .as(
+                            "connections the reader's consumer closed since broker %d went silent",
+                            silent)
+                        .isGreaterThan(closedBefore));
       } finally {
         cluster.proxy(silent).heal();
         reader.stop();
+        assertThat(reader.awaitStopped(30_000L)).as("the reader thread ended").isTrue();
       }
     }
+  }
+
+  /** The reader's consumer's count of the connections it closed (Kafka's own client metric). */
+  private static double connectionsClosed(StateTopicClients clients) {
+    return clients.consumer().metrics().entrySet().stream()
+        .filter(
+            e ->
+                e.getKey().name().equals("connection-close-total")
+                    && e.getKey().group().equals("consumer-metrics"))
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+        .sum();
   }
 
   /** Reassigns to {@code placement} and waits until each partition's first replica leads. */
