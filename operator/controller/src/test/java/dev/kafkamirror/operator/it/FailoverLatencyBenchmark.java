@@ -167,7 +167,9 @@ class FailoverLatencyBenchmark {
                 .inNamespace(NS)
                 .withName(topic)
                 .waitUntilCondition(
-                    cr -> cr != null && stopped(cr.getStatus()), 10, TimeUnit.MINUTES);
+                    cr -> cr != null && stopped(cr.getStatus()),
+                    setupBound(size).toMinutes(),
+                    TimeUnit.MINUTES);
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             millis.add(ms);
             System.out.println(
@@ -217,7 +219,7 @@ class FailoverLatencyBenchmark {
 
   private static void awaitMirroredAtLagZero(KubernetesClient client, String topic, int size) {
     await()
-        .atMost(Duration.ofMinutes(10))
+        .atMost(setupBound(size))
         .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
@@ -234,7 +236,7 @@ class FailoverLatencyBenchmark {
   private static void awaitFullyReplicated(KafkaCluster destination, String topic, int size) {
     try (org.apache.kafka.clients.admin.Admin admin = destination.admin()) {
       await()
-          .atMost(Duration.ofMinutes(10))
+          .atMost(setupBound(size))
           .pollInterval(Duration.ofMillis(500))
           .untilAsserted(
               () -> {
@@ -258,10 +260,11 @@ class FailoverLatencyBenchmark {
    */
   private static void awaitEveryReplicaRegistered(
       KafkaCluster destination, String topic, int replicas) {
+    int size = replicas / 3;
     com.fasterxml.jackson.databind.ObjectMapper json =
         new com.fasterxml.jackson.databind.ObjectMapper();
     await()
-        .atMost(Duration.ofMinutes(10))
+        .atMost(setupBound(size))
         .pollInterval(Duration.ofMillis(500))
         .ignoreExceptions()
         .untilAsserted(
@@ -311,6 +314,15 @@ class FailoverLatencyBenchmark {
       p.close(Duration.ZERO);
       throw e;
     }
+  }
+
+  /**
+   * How long one set-up phase (or the stop) may take: 10 minutes up to 3,000 partitions, then 10
+   * minutes more per 3,000 (on 2 cores, creating and replicating 10,000 partitions takes the
+   * brokers many minutes).
+   */
+  private static Duration setupBound(int size) {
+    return Duration.ofMinutes(10L * Math.max(1, (size + 2_999) / 3_000));
   }
 
   /** The 1-minute load average ({@code /proc/loadavg}), or "unknown". */
