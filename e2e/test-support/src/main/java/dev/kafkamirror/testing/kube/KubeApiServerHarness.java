@@ -40,6 +40,9 @@ public final class KubeApiServerHarness implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeApiServerHarness.class);
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
 
+  /** Starts tried when a start fails only because a health check connected to itself. */
+  private static final int START_ATTEMPTS = 3;
+
   private final KubeAPIServer server;
   private final Path testDir;
   private final String version;
@@ -100,9 +103,43 @@ public final class KubeApiServerHarness implements AutoCloseable {
                 + " tests) or point KUBEBUILDER_ASSETS at existing binaries");
       }
     }
-    KubeApiServerHarness harness = new KubeApiServerHarness(testDir(), kubernetesVersion());
-    harness.doStart();
-    return harness;
+    for (int attempt = 1; ; attempt++) {
+      KubeApiServerHarness harness = new KubeApiServerHarness(testDir(), kubernetesVersion());
+      try {
+        harness.doStart();
+        return harness;
+      } catch (RuntimeException e) {
+        harness.close();
+        if (attempt >= START_ATTEMPTS || !readItsOwnRequest(e)) {
+          throw e;
+        }
+        LOG.warn(
+            "kube-api-test's etcd health check read its own request back ({}): a loopback TCP"
+                + " connection to etcd's port, in the ephemeral range, connected to itself before"
+                + " etcd listened; starting etcd and kube-apiserver again on new ports (attempt {}"
+                + " of {})",
+            e.getCause() == null ? e : e.getCause(),
+            attempt + 1,
+            START_ATTEMPTS);
+      }
+    }
+  }
+
+  /**
+   * Whether a start failed because an HTTP client read back its own request as the answer ({@code
+   * Invalid status line: "GET /health HTTP/1.1"}). A connect to a loopback port in the ephemeral
+   * range where nothing listens yet can pick that same port as its source and connect to itself
+   * (TCP simultaneous open); etcd was not reached at all. Any other failure is not this.
+   */
+  static boolean readItsOwnRequest(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof java.net.ProtocolException
+          && t.getMessage() != null
+          && t.getMessage().startsWith("Invalid status line: \"GET /")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void doStart() {
