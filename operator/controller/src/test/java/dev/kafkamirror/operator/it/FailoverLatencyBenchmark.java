@@ -100,7 +100,7 @@ class FailoverLatencyBenchmark {
           List<String> loads = new ArrayList<>();
           for (int run = 0; run < runs; run++) {
             String topic = "bench-" + size + "-" + mode + "-" + run;
-            source.createTopic(topic, size, 1, Map.of());
+            createInSteps(source, topic, size);
             try (KafkaProducer<String, String> p =
                 TestClients.idempotentProducer(source.bootstrapServers())) {
               for (int part = 0; part < size; part++) {
@@ -313,6 +313,27 @@ class FailoverLatencyBenchmark {
     } catch (RuntimeException e) {
       p.close(Duration.ZERO);
       throw e;
+    }
+  }
+
+  /**
+   * Creates {@code topic} with {@code size} partitions (replication factor 1): KRaft refuses an
+   * operation of more than 10,000 records (one per partition), so a large topic is created with
+   * 5,000 partitions and grown 5,000 at a time.
+   */
+  private static void createInSteps(KafkaCluster cluster, String topic, int size) throws Exception {
+    int step = 5_000;
+    cluster.createTopic(topic, Math.min(size, step), 1, Map.of());
+    try (org.apache.kafka.clients.admin.Admin admin = cluster.admin()) {
+      for (int n = Math.min(size, step) + step; n - step < size; n += step) {
+        admin
+            .createPartitions(
+                Map.of(
+                    topic,
+                    org.apache.kafka.clients.admin.NewPartitions.increaseTo(Math.min(n, size))))
+            .all()
+            .get(120, TimeUnit.SECONDS);
+      }
     }
   }
 
