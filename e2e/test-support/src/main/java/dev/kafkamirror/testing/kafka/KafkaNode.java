@@ -1,5 +1,6 @@
 package dev.kafkamirror.testing.kafka;
 
+import dev.kafkamirror.testing.process.Commands;
 import dev.kafkamirror.testing.process.ProcessReaper;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -377,23 +378,8 @@ public final class KafkaNode {
   }
 
   private void signal(String name) {
-    long pid = pid();
-    try {
-      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS)) {
-        kill.destroyForcibly();
-        throw new IllegalStateException("kill -" + name + " " + pid + " did not end within 10 s");
-      }
-      if (kill.exitValue() != 0) {
-        throw new IllegalStateException(
-            "kill -" + name + " " + pid + " (" + describe() + ") exited " + kill.exitValue());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot run kill -" + name + " " + pid, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted sending SIG" + name + " to " + describe(), e);
-    }
+    Commands.run(Duration.ofSeconds(10), List.of("kill", "-" + name, Long.toString(pid())))
+        .requireSuccess();
   }
 
   /** SIGTERM and a bounded wait for a controlled shutdown; SIGKILL if it takes longer. */
@@ -406,9 +392,7 @@ public final class KafkaNode {
     } catch (RuntimeException e) {
       // A node that cannot be resumed cannot shut down either: SIGKILL ends a stopped process.
       LOG.warn("{} could not be resumed ({}); killing it", describe(), e.getMessage());
-      ProcessReaper.killTree(process.toHandle());
-      ProcessReaper.instance().unregister(process.toHandle());
-      suspended = false;
+      kill();
       return;
     }
     process.destroy();

@@ -323,14 +323,14 @@ class FailoverLatencyBenchmark {
    */
   private static void createInSteps(KafkaCluster cluster, String topic, int size) throws Exception {
     int step = 5_000;
-    cluster.createTopic(topic, Math.min(size, step), 1, Map.of());
+    int created = Math.min(size, step);
+    cluster.createTopic(topic, created, 1, Map.of());
     try (org.apache.kafka.clients.admin.Admin admin = cluster.admin()) {
-      for (int n = Math.min(size, step) + step; n - step < size; n += step) {
+      while (created < size) {
+        created = Math.min(created + step, size);
         admin
             .createPartitions(
-                Map.of(
-                    topic,
-                    org.apache.kafka.clients.admin.NewPartitions.increaseTo(Math.min(n, size))))
+                Map.of(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(created)))
             .all()
             .get(120, TimeUnit.SECONDS);
       }

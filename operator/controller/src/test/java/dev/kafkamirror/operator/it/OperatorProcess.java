@@ -1,11 +1,13 @@
 package dev.kafkamirror.operator.it;
 
+import dev.kafkamirror.testing.process.Commands;
 import dev.kafkamirror.testing.process.ProcessReaper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -143,21 +145,8 @@ final class OperatorProcess implements AutoCloseable {
     if (process == null || !process.isAlive()) {
       throw new IllegalStateException("the operator is not running");
     }
-    try {
-      Process kill =
-          new ProcessBuilder("kill", signal, Long.toString(process.pid()))
-              .redirectErrorStream(true)
-              .start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-        kill.destroyForcibly();
-        throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    Commands.run(Duration.ofSeconds(10), List.of("kill", signal, Long.toString(process.pid())))
+        .requireSuccess();
   }
 
   /** The pid of the running JVM. */

@@ -204,6 +204,14 @@ final class StateTopicClients {
     return Utils.toPositive(Utils.murmur2(StopStateCodec.partitionKey(key))) % partitions;
   }
 
+  /** A copy of the cluster's client settings under the plugin's own {@code client.id}. */
+  static Properties named(Properties clientProperties, String clientId) {
+    Properties props = new Properties();
+    props.putAll(clientProperties);
+    props.put("client.id", clientId);
+    return props;
+  }
+
   /**
    * The settings of the stop-state reader: the cluster's client settings, then the ones its answers
    * within a stop step's budget rest on. A Kafka client sends its metadata requests to the broker
@@ -221,9 +229,7 @@ final class StateTopicClients {
    * the controller fences it ({@code broker.session.timeout.ms}).
    */
   static Properties readerProperties(Properties clientProperties, int brokerId) {
-    Properties cp = new Properties();
-    cp.putAll(clientProperties);
-    cp.put("client.id", "cluster-mirror-stop-state-reader-" + brokerId);
+    Properties cp = named(clientProperties, "cluster-mirror-stop-state-reader-" + brokerId);
     cp.put("enable.auto.commit", "false");
     cp.put("request.timeout.ms", Integer.toString(LOCAL_REQUEST_TIMEOUT_MS));
     cp.put("fetch.max.wait.ms", Integer.toString(READER_FETCH_MAX_WAIT_MS));
@@ -240,9 +246,7 @@ final class StateTopicClients {
    * #ADMIN_API_TIMEOUT_MS} ms, the bound the reader puts on each admin call.
    */
   static Properties adminProperties(Properties clientProperties, int brokerId) {
-    Properties admin = new Properties();
-    admin.putAll(clientProperties);
-    admin.put("client.id", "cluster-mirror-stop-state-admin-" + brokerId);
+    Properties admin = named(clientProperties, "cluster-mirror-stop-state-admin-" + brokerId);
     admin.put("request.timeout.ms", Integer.toString(LOCAL_REQUEST_TIMEOUT_MS));
     admin.put("default.api.timeout.ms", Integer.toString(ADMIN_API_TIMEOUT_MS));
     return admin;
@@ -254,9 +258,7 @@ final class StateTopicClients {
    * client settings cannot override.
    */
   static Properties writerProperties(Properties clientProperties, int brokerId) {
-    Properties pp = new Properties();
-    pp.putAll(clientProperties);
-    pp.put("client.id", "cluster-mirror-stop-state-writer-" + brokerId);
+    Properties pp = named(clientProperties, "cluster-mirror-stop-state-writer-" + brokerId);
     pp.put("acks", "all");
     // Writes of one partition's state must land in the order they were sent: compaction keeps the
     // last record of each (partition, leader epoch) key, so a record that overtook a later one

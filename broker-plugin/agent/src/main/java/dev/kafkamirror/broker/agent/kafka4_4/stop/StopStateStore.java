@@ -244,10 +244,10 @@ public final class StopStateStore implements AutoCloseable {
   /** An Admin client of this cluster, shared by control calls (Admin is thread-safe). */
   public synchronized Admin admin() {
     if (admin == null) {
-      Properties props = new Properties();
-      props.putAll(clientProperties);
-      props.put("client.id", "cluster-mirror-control-admin-" + brokerId);
-      admin = Admin.create(props);
+      admin =
+          Admin.create(
+              StateTopicClients.named(
+                  clientProperties, "cluster-mirror-control-admin-" + brokerId));
     }
     return admin;
   }
