@@ -52,7 +52,9 @@ public interface ClusterAdmin extends AutoCloseable {
 
   /**
    * Creates topics with {@code topicConfigs} (per topic; the source's synced configs) and {@link
-   * #mirrorTopicConfigs}, which win (an existing topic is fine).
+   * #mirrorTopicConfigs}, which win (an existing topic is fine and left as it is). Any width: a
+   * topic too wide for one request is created with part of its partitions and raised in steps; when
+   * a step fails, the topic stays with the partitions it has.
    */
   void createTopics(
       Map<String, Integer> partitionCounts,
@@ -61,8 +63,9 @@ public interface ClusterAdmin extends AutoCloseable {
       throws KafkaCallException;
 
   /**
-   * Raises existing topics' partition counts to {@code partitionCounts} (Kafka never lowers one);
-   * the new partitions get the topic's replication factor and configs.
+   * Raises existing topics' partition counts to {@code partitionCounts} (Kafka never lowers one; a
+   * topic at or above its count is left as it is); the new partitions get the topic's replication
+   * factor and configs.
    */
   void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException;
 

@@ -1,5 +1,6 @@
 package dev.kafkamirror.operator.kafka;
 
+import dev.kafkamirror.operator.core.MetadataRequestPlanner;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.TopicSelector;
 import java.util.ArrayList;
@@ -198,7 +199,14 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
 
   /**
    * Creates topics with {@link ClusterAdmin#mirrorTopicConfigs} (an existing one is fine: its
-   * configs are checked when it is stopped).
+   * configs are checked when it is stopped, and {@link #createPartitions} raises its count).
+   *
+   * <p>In steps a KRaft controller accepts ({@link MetadataRequestPlanner}): topics are created
+   * with as many partitions as fit in one request and the rest are added by CreatePartitions, so a
+   * topic of 10,000 partitions or more, or many topics at once, is created too. A topic this call
+   * did not create (it existed) is not raised here. When a step fails, the topics created so far
+   * stay as they are: the partitions they lack are the source's partitions the destination lacks,
+   * which the reconcile adds as it adds partitions a source gained.
    */
   @Override
   public void createTopics(
@@ -206,55 +214,91 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
       short replicationFactor,
       Map<String, Map<String, String>> topicConfigs)
       throws KafkaCallException {
-    List<NewTopic> topics = new ArrayList<>();
     Map<String, String> safety = ClusterAdmin.mirrorTopicConfigs(replicationFactor);
+    Map<String, Map<String, String>> configs = new java.util.TreeMap<>();
+    Map<String, Integer> configCounts = new HashMap<>();
     partitionCounts.forEach(
         (t, n) -> {
-          Map<String, String> configs =
-              new java.util.TreeMap<>(topicConfigs.getOrDefault(t, Map.of()));
-          configs.putAll(safety);
-          topics.add(new NewTopic(t, n, replicationFactor).configs(configs));
+          Map<String, String> c = new java.util.TreeMap<>(topicConfigs.getOrDefault(t, Map.of()));
+          c.putAll(safety);
+          configs.put(t, c);
+          configCounts.put(t, c.size());
         });
-    try {
-      admin.createTopics(topics).all().get(timeoutMs, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new KafkaCallException(
-            "cannot create topics "
-                + partitionCounts.keySet()
-                + " on "
-                + clusterLabel
-                + ": "
-                + e.getCause(),
-            e.getCause());
+    MetadataRequestPlanner.Plan plan =
+        MetadataRequestPlanner.forCreation(
+            partitionCounts, configCounts, MetadataRequestPlanner.RECORDS_PER_REQUEST);
+    Map<String, Integer> created = new HashMap<>();
+    for (Map<String, Integer> request : plan.creates()) {
+      List<NewTopic> topics = new ArrayList<>();
+      request.forEach(
+          (t, n) -> topics.add(new NewTopic(t, n, replicationFactor).configs(configs.get(t))));
+      for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<Void>> e :
+          admin.createTopics(topics).values().entrySet()) {
+        String topic = e.getKey();
+        try {
+          get(
+              e.getValue(),
+              "create topic " + topic + " with " + request.get(topic) + " partitions");
+          created.put(topic, request.get(topic));
+        } catch (KafkaCallException failed) {
+          if (!(failed.getCause() instanceof TopicExistsException)) {
+            throw new KafkaCallException(
+                failed.getMessage() + createdSoFar(created, partitionCounts), failed.getCause());
+          }
+        }
       }
-    } catch (TimeoutException e) {
-      throw new KafkaCallException(
-          "creating topics "
-              + partitionCounts.keySet()
-              + " on "
-              + clusterLabel
-              + " timed out after "
-              + timeoutMs
-              + " ms",
-          e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KafkaCallException("interrupted", e);
     }
+    for (Map<String, Integer> request :
+        MetadataRequestPlanner.forGrowth(
+            created, partitionCounts, MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
+      try {
+        increase(request);
+      } catch (KafkaCallException failed) {
+        throw new KafkaCallException(
+            failed.getMessage() + createdSoFar(created, partitionCounts), failed.getCause());
+      }
+      created.putAll(request);
+    }
+  }
+
+  /** "; created so far: ..." naming each created topic's count and target, or "". */
+  private static String createdSoFar(Map<String, Integer> created, Map<String, Integer> targets) {
+    if (created.isEmpty()) {
+      return "";
+    }
+    List<String> rows = new ArrayList<>();
+    new java.util.TreeMap<>(created)
+        .forEach((t, n) -> rows.add(t + " (" + n + " of " + targets.get(t) + " partitions)"));
+    return "; created so far: "
+        + String.join(", ", rows)
+        + "; the partitions they lack are added at a later reconcile";
   }
 
   /**
    * Raises existing topics' partition counts to {@code partitionCounts}; the new partitions get the
-   * topic's replication factor and configs.
+   * topic's replication factor and configs. A topic already at or above its count is left as it is;
+   * wide increases go in steps a KRaft controller accepts ({@link MetadataRequestPlanner}).
    */
   @Override
   public void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException {
+    if (partitionCounts.isEmpty()) {
+      return;
+    }
+    Map<String, Integer> current = partitionCounts(partitionCounts.keySet());
+    for (Map<String, Integer> request :
+        MetadataRequestPlanner.forGrowth(
+            current, partitionCounts, MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
+      increase(request);
+    }
+  }
+
+  /** One CreatePartitions: each topic raised to its count. */
+  private void increase(Map<String, Integer> request) throws KafkaCallException {
     Map<String, NewPartitions> increases = new java.util.TreeMap<>();
-    partitionCounts.forEach((t, n) -> increases.put(t, NewPartitions.increaseTo(n)));
+    request.forEach((t, n) -> increases.put(t, NewPartitions.increaseTo(n)));
     get(
         admin.createPartitions(increases).all(),
-        "add partitions to topics " + new java.util.TreeMap<>(partitionCounts));
+        "add partitions to topics " + new java.util.TreeMap<>(request));
   }
 
   @Override

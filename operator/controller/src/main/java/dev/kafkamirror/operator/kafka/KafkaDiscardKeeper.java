@@ -1,6 +1,7 @@
 package dev.kafkamirror.operator.kafka;
 
 import dev.kafkamirror.operator.core.DiscardKeeping;
+import dev.kafkamirror.operator.core.MetadataRequestPlanner;
 import dev.kafkamirror.operator.core.PartitionKey;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -25,6 +27,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
@@ -47,6 +50,9 @@ public final class KafkaDiscardKeeper implements DiscardKeeper {
   private static final int MAX_IDLE_READS = 10;
 
   private static final Duration POLL = Duration.ofMillis(500);
+
+  /** The side topic writer's linger. */
+  private static final long LINGER_MS = 5;
 
   private final String clusterLabel;
   private final Properties properties;
@@ -125,17 +131,29 @@ public final class KafkaDiscardKeeper implements DiscardKeeper {
     admin = Admin.create(adminProps);
     reader = consumer(common, "read_committed");
     tailReader = consumer(common, "read_uncommitted");
+    producer = new KafkaProducer<>(producerProperties(common, timeoutMs));
+  }
+
+  /**
+   * The side topic writer's settings: acks=all, idempotent, each request bounded by {@code
+   * timeoutMs} (at most 30 s) and a delivery bound above request plus linger, as Kafka requires of
+   * any {@code timeoutMs}.
+   */
+  static Properties producerProperties(Properties common, long timeoutMs) {
+    long requestMs = Math.min(timeoutMs, 30_000);
     Properties p = new Properties();
     p.putAll(common);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(LINGER_MS));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeoutMs));
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(Math.max(timeoutMs, 30_000)));
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.min(timeoutMs, 30_000)));
+    p.put(
+        ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+        Long.toString(Math.max(timeoutMs, 30_000) + LINGER_MS));
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(requestMs));
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    producer = new KafkaProducer<>(p);
+    return p;
   }
 
   private KafkaConsumer<byte[], byte[]> consumer(Properties common, String isolation) {
@@ -166,23 +184,30 @@ public final class KafkaDiscardKeeper implements DiscardKeeper {
             .partitions()
             .size();
     Optional<TopicDescription> existing = describe(sideTopic);
+    int has;
     if (existing.isEmpty()) {
-      NewTopic topic =
-          new NewTopic(sideTopic, Optional.of(partitions), Optional.empty())
-              .configs(
-                  Map.of(
-                      "message.timestamp.type",
-                      "CreateTime",
-                      ClusterAdmin.UNCLEAN_LEADER_ELECTION,
-                      "false"));
+      Map<String, String> configs =
+          Map.of(
+              "message.timestamp.type",
+              "CreateTime",
+              ClusterAdmin.UNCLEAN_LEADER_ELECTION,
+              "false");
+      // In steps a KRaft controller accepts: as many partitions as fit, then CreatePartitions
+      MetadataRequestPlanner.Plan plan =
+          MetadataRequestPlanner.forCreation(
+              Map.of(sideTopic, partitions),
+              Map.of(sideTopic, configs.size()),
+              MetadataRequestPlanner.RECORDS_PER_REQUEST);
+      has = plan.creates().get(0).get(sideTopic);
+      NewTopic topic = new NewTopic(sideTopic, Optional.of(has), Optional.empty()).configs(configs);
       try {
         admin.createTopics(List.of(topic)).all().get(timeoutMs, TimeUnit.MILLISECONDS);
-        LOG.info(
-            "created side topic {} ({} partitions) on {}", sideTopic, partitions, clusterLabel);
+        LOG.info("created side topic {} ({} partitions) on {}", sideTopic, has, clusterLabel);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {
           throw new DiscardKeeping.KeepException("creating it: " + e.getCause(), e.getCause());
         }
+        has = describe(sideTopic).map(d -> d.partitions().size()).orElse(has);
       } catch (java.util.concurrent.TimeoutException e) {
         throw new DiscardKeeping.KeepException(
             "creating it timed out after " + timeoutMs + " ms", e);
@@ -190,20 +215,59 @@ public final class KafkaDiscardKeeper implements DiscardKeeper {
         Thread.currentThread().interrupt();
         throw new DiscardKeeping.KeepException("interrupted", e);
       }
-    } else if (existing.get().partitions().size() < partitions) {
-      throw new DiscardKeeping.KeepException(
-          "it has "
-              + existing.get().partitions().size()
-              + " partitions, fewer than "
-              + key.topic()
-              + "'s "
-              + partitions
-              + "; add partitions to it (kafka-topics --alter --partitions "
-              + partitions
-              + ")",
-          null);
+    } else {
+      has = existing.get().partitions().size();
+    }
+    if (has < partitions) {
+      // A side topic a crashed creation left short (or one made by hand): its records are written
+      // by partition number, so more partitions lose nothing.
+      raise(sideTopic, has, partitions);
     }
     sideTopicsReady.add(sideTopic);
+  }
+
+  /** Raises {@code sideTopic} from {@code has} to {@code partitions}, in accepted steps. */
+  private void raise(String sideTopic, int has, int partitions)
+      throws DiscardKeeping.KeepException {
+    for (Map<String, Integer> step :
+        MetadataRequestPlanner.forGrowth(
+            Map.of(sideTopic, has),
+            Map.of(sideTopic, partitions),
+            MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
+      int to = step.get(sideTopic);
+      try {
+        admin
+            .createPartitions(Map.of(sideTopic, NewPartitions.increaseTo(to)))
+            .all()
+            .get(timeoutMs, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof InvalidPartitionsException)
+            || describe(sideTopic).map(d -> d.partitions().size()).orElse(0) < to) {
+          throw new DiscardKeeping.KeepException(
+              "raising it from "
+                  + has
+                  + " to "
+                  + to
+                  + " partitions (it needs "
+                  + partitions
+                  + "): "
+                  + e.getCause(),
+              e.getCause());
+        }
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new DiscardKeeping.KeepException(
+            "raising it to " + to + " partitions timed out after " + timeoutMs + " ms", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new DiscardKeeping.KeepException("interrupted", e);
+      }
+    }
+    LOG.info(
+        "raised side topic {} from {} to {} partitions on {}",
+        sideTopic,
+        has,
+        partitions,
+        clusterLabel);
   }
 
   private Optional<TopicDescription> describe(String topic) throws DiscardKeeping.KeepException {
