@@ -51,6 +51,14 @@ public final class Reasons {
   public static final String DESTINATION_AUTHENTICATION_FAILED = "DestinationAuthenticationFailed";
 
   /**
+   * Degraded=True (and Stalled): the destination answered a call of the operator with a refusal
+   * that waiting does not change: a policy (a CreateTopicPolicy, an AlterConfigPolicy), an ACL the
+   * operator's principal lacks, a topic config or name it rejects. The message names the call, the
+   * cluster and what to change. Unlike {@link #DESTINATION_UNREACHABLE}, the destination answered.
+   */
+  public static final String DESTINATION_REFUSED = "DestinationRefused";
+
+  /**
    * Degraded=True (and Stalled): the source refused the credentials of spec.source.security (SASL
    * authentication or the TLS handshake failed); nothing is mirrored until a human fixes them.
    */

@@ -144,6 +144,11 @@ public final class StatusComputer {
       // credentials cannot help.
       degradedReason = Reasons.DESTINATION_AUTHENTICATION_FAILED;
       degradedMessage = in.destinationAuthenticationError();
+    } else if (in.destinationRefusal() != null) {
+      // Stalled: the same call is refused again until a human changes the policy, the ACL or the
+      // config (the operator still tries at every reconcile, so a fix clears it).
+      degradedReason = Reasons.DESTINATION_REFUSED;
+      degradedMessage = in.destinationRefusal();
     } else if (in.destinationError() != null) {
       degradedReason = Reasons.DESTINATION_UNREACHABLE;
       degradedMessage = in.destinationError();

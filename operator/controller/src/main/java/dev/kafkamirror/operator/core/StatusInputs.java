@@ -21,6 +21,9 @@ import java.util.List;
  * @param destinationAuthenticationError why the destination refused the operator's credentials
  *     (names the cluster and what to check, never a secret); null if it did not. When set, {@code
  *     destinationError} is null: the refusal is the reason the destination could not be observed
+ * @param destinationRefusal why the destination refused a call of the operator that waiting does
+ *     not make it accept (a topic policy, an ACL, a config it rejects); null if it did not. When
+ *     set, {@code destinationError} is null
  */
 public record StatusInputs(
     long generation,
@@ -33,13 +36,14 @@ public record StatusInputs(
     int maxPartitionsListed,
     List<PartitionGrowthPlanner.Pending> pendingPartitions,
     String sourceAuthenticationError,
-    String destinationAuthenticationError) {
+    String destinationAuthenticationError,
+    String destinationRefusal) {
 
   public StatusInputs {
     pendingPartitions = pendingPartitions == null ? List.of() : List.copyOf(pendingPartitions);
   }
 
-  /** Without pending partitions or an authentication error. */
+  /** Without pending partitions, an authentication error or a refusal. */
   public StatusInputs(
       long generation,
       MirrorIntent.Target target,
@@ -59,6 +63,7 @@ public record StatusInputs(
         destinationError,
         maxPartitionsListed,
         List.of(),
+        null,
         null,
         null);
   }
@@ -85,6 +90,7 @@ public record StatusInputs(
     private List<PartitionGrowthPlanner.Pending> pendingPartitions = List.of();
     private String sourceAuthenticationError;
     private String destinationAuthenticationError;
+    private String destinationRefusal;
 
     private Builder(
         long generation,
@@ -139,6 +145,12 @@ public record StatusInputs(
       return this;
     }
 
+    /** Why the destination refused a call that waiting does not help; null if it did not. */
+    public Builder destinationRefusal(String destinationRefusal) {
+      this.destinationRefusal = destinationRefusal;
+      return this;
+    }
+
     public StatusInputs build() {
       return new StatusInputs(
           generation,
@@ -151,7 +163,8 @@ public record StatusInputs(
           maxPartitionsListed,
           pendingPartitions,
           sourceAuthenticationError,
-          destinationAuthenticationError);
+          destinationAuthenticationError,
+          destinationRefusal);
     }
   }
 }

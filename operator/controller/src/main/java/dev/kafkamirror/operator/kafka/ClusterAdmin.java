@@ -122,5 +122,33 @@ public interface ClusterAdmin extends AutoCloseable {
       }
       return null;
     }
+
+    /**
+     * The cluster's refusal of the call itself that waiting does not change, or null: a policy
+     * ({@code PolicyViolationException}: a CreateTopicPolicy, an AlterConfigPolicy), an ACL the
+     * principal lacks ({@code AuthorizationException}), a config or a topic name the cluster
+     * rejects. Not a refusal of the credentials ({@link #authenticationFailure()}), nor one that
+     * passes by itself (an invalid replication factor while brokers are fenced, a quota).
+     */
+    public org.apache.kafka.common.errors.ApiException refusal() {
+      for (Throwable t = getCause(); t != null; t = t.getCause()) {
+        if (t instanceof org.apache.kafka.common.errors.InvalidReplicationFactorException
+            || t instanceof org.apache.kafka.common.errors.AuthenticationException) {
+          // Both are InvalidConfigurationExceptions in Kafka: the first passes when brokers are
+          // back, the second is authenticationFailure()
+          return null;
+        }
+        if (t instanceof org.apache.kafka.common.errors.PolicyViolationException
+            || t instanceof org.apache.kafka.common.errors.AuthorizationException
+            || t instanceof org.apache.kafka.common.errors.InvalidConfigurationException
+            || t instanceof org.apache.kafka.common.errors.InvalidTopicException) {
+          return (org.apache.kafka.common.errors.ApiException) t;
+        }
+        if (t.getCause() == t) {
+          break;
+        }
+      }
+      return null;
+    }
   }
 }

@@ -292,13 +292,44 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
     }
   }
 
-  /** One CreatePartitions: each topic raised to its count. */
+  /**
+   * One CreatePartitions: each topic raised to its count. A topic the controller says already has
+   * that count or more is done: the count read before came from a broker whose metadata lagged
+   * behind the controller's (as it does for a while after a wide creation).
+   */
   private void increase(Map<String, Integer> request) throws KafkaCallException {
     Map<String, NewPartitions> increases = new java.util.TreeMap<>();
     request.forEach((t, n) -> increases.put(t, NewPartitions.increaseTo(n)));
-    get(
-        admin.createPartitions(increases).all(),
-        "add partitions to topics " + new java.util.TreeMap<>(request));
+    Map<String, org.apache.kafka.common.KafkaFuture<Void>> answers =
+        admin.createPartitions(increases).values();
+    for (Map.Entry<String, NewPartitions> e : increases.entrySet()) {
+      String topic = e.getKey();
+      int to = e.getValue().totalCount();
+      try {
+        get(answers.get(topic), "add partitions to topic " + topic + " (to " + to + ")");
+      } catch (KafkaCallException failed) {
+        Integer has = controllerCount(failed.getCause());
+        if (has == null || has < to) {
+          throw failed;
+        }
+      }
+    }
+  }
+
+  private static final java.util.regex.Pattern CONTROLLER_COUNT =
+      java.util.regex.Pattern.compile("(?:already|currently) has (\\d+) partition");
+
+  /**
+   * The partition count a controller's refusal of a CreatePartitions names ("Topic already has 10
+   * partition(s).", "Topic currently has 12 partitions, ..."), or null.
+   */
+  static Integer controllerCount(Throwable refusal) {
+    if (!(refusal instanceof org.apache.kafka.common.errors.InvalidPartitionsException)
+        || refusal.getMessage() == null) {
+      return null;
+    }
+    java.util.regex.Matcher m = CONTROLLER_COUNT.matcher(refusal.getMessage());
+    return m.find() ? Integer.valueOf(m.group(1)) : null;
   }
 
   @Override

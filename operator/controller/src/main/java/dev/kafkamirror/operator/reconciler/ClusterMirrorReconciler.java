@@ -224,14 +224,16 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
     } catch (ClusterAdmin.KafkaCallException e) {
       status.recordHaltedStops(cr, ref, progress.haltedStops());
       String refused = destinationAuthenticationError(ref, cr, e);
+      String rejected = refused == null ? destinationRefusal(ref, cr, e) : null;
       return record(
           scope,
           scope
               .inputs()
               .plan(progress.plan())
               .observations(observations(progress))
-              .destinationError(refused == null ? e.getMessage() : null)
+              .destinationError(refused == null && rejected == null ? e.getMessage() : null)
               .destinationAuthenticationError(refused)
+              .destinationRefusal(rejected)
               .pendingPartitions(topicSync.lastPending(cr))
               .build(),
           true);
@@ -333,6 +335,45 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
         + " saslCredentials, the client certificate and key of tlsClientCertificate, the CA of"
         + " tlsTrustedCertificate), that the listener spec.destination.bootstrapServers names has"
         + " this user with this password or trusts the certificate's CA, and saslMechanism";
+  }
+
+  /**
+   * For a destination call the destination refused in a way waiting does not change (a policy, an
+   * ACL, a config or topic name it rejects; {@link ClusterAdmin.KafkaCallException#refusal()}):
+   * what happened, on which cluster, and what to change; else null.
+   */
+  static String destinationRefusal(
+      String ref, ClusterMirror cr, ClusterAdmin.KafkaCallException e) {
+    var refusal = e.refusal();
+    if (refusal == null) {
+      return null;
+    }
+    String what;
+    if (refusal instanceof org.apache.kafka.common.errors.AuthorizationException) {
+      what =
+          "grant the operator's destination principal the ACLs the call needs (CREATE and ALTER on"
+              + " the mirrored topics to create them and add partitions, DESCRIBE and"
+              + " DESCRIBE_CONFIGS to observe them, ALTER_CONFIGS to sync their configs;"
+              + " docs/troubleshooting.md)";
+    } else if (refusal instanceof org.apache.kafka.common.errors.PolicyViolationException) {
+      what =
+          "the destination's create.topic.policy.class.name or alter.config.policy.class.name"
+              + " refused it: change the policy, or create the topic on the destination yourself"
+              + " with the source's partition count";
+    } else {
+      what =
+          "the destination rejects a topic config or name the source has (a newer or older Kafka,"
+              + " a broker setting): create the topic on the destination yourself, or select"
+              + " fewer topics";
+    }
+    return "ClusterMirror "
+        + ref
+        + ": the destination cluster "
+        + cr.getSpec().getDestination().getBootstrapServers()
+        + " refused a call of the operator ("
+        + e.getMessage()
+        + "); it is refused again at every reconcile until this changes: "
+        + what;
   }
 
   /** What one reconcile works from: the resource, its previous status, the target. */

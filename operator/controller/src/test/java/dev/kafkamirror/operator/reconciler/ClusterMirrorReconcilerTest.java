@@ -749,6 +749,67 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void aTopicCreationTheDestinationRefusesIsStalledDestinationRefusedUntilTheRefusalEnds() {
+    // Given a source topic the destination lacks, and a destination whose topic policy refuses it
+    rig.source.topic(TOPIC, 4);
+    rig.destination.refuseTopicCreation(
+        new org.apache.kafka.common.errors.PolicyViolationException(
+            "Topic replication factor must be 4"));
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    cr.getMetadata().setResourceVersion("900");
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then Degraded and Stalled say the destination refused (not that it is unreachable), with
+    // the ClusterMirror, the destination, Kafka's words and what to change
+    Condition degraded =
+        Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getStatus()).isEqualTo(Conditions.TRUE);
+    assertThat(degraded.getReason()).isEqualTo(Reasons.DESTINATION_REFUSED);
+    assertThat(degraded.getMessage())
+        .startsWith("ClusterMirror " + NS + "/" + cr.getMetadata().getName() + ": ")
+        .contains("the destination cluster " + cr.getSpec().getDestination().getBootstrapServers())
+        .contains("cannot create topic " + TOPIC)
+        .contains("Topic replication factor must be 4")
+        .contains("create.topic.policy.class.name");
+    assertThat(
+            Conditions.find(rig.statusWriter.last(), Conditions.STALLED).orElseThrow().getStatus())
+        .isEqualTo(Conditions.TRUE);
+
+    // When the policy changes and it is reconciled again (a later resync: not the echo of its own
+    // status write)
+    rig.destination.refuseTopicCreation(null);
+    cr.getMetadata().setResourceVersion("901");
+    rig.reconcile(cr);
+
+    // Then the topic is created and the refusal is gone
+    assertThat(rig.journal.lines()).contains("createTopics {" + TOPIC + "=4} rf=3");
+    assertThat(
+            Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow().getReason())
+        .isNotEqualTo(Reasons.DESTINATION_REFUSED);
+  }
+
+  @Test
+  void aMissingAclIsStalledDestinationRefusedAndNamesTheAclsToGrant() {
+    // Given a destination where the operator's principal may not create the topic
+    rig.source.topic(TOPIC, 4);
+    rig.destination.refuseTopicCreation(
+        new org.apache.kafka.common.errors.TopicAuthorizationException(
+            "Authorization failed.", java.util.Set.of(TOPIC)));
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then DestinationRefused names the ACLs
+    Condition degraded =
+        Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getReason()).isEqualTo(Reasons.DESTINATION_REFUSED);
+    assertThat(degraded.getMessage()).contains("TopicAuthorizationException").contains("CREATE");
+  }
+
+  @Test
   void missingTopicsAreCreatedFromTheSourceWithMirrorSettingsButNotOnAStop() {
     // Given a source topic the destination lacks
     rig.source.topic(TOPIC, 4);

@@ -59,6 +59,16 @@ final class TestingClusterAdmin implements ClusterAdmin {
     this.failure = message;
   }
 
+  /**
+   * Every later topic creation throws as Kafka's Admin does when the cluster refuses it with {@code
+   * refusal} (a policy, an ACL); null heals.
+   */
+  void refuseTopicCreation(org.apache.kafka.common.errors.ApiException refusal) {
+    this.creationRefusal = refusal;
+  }
+
+  private org.apache.kafka.common.errors.ApiException creationRefusal;
+
   boolean closed() {
     return closed;
   }
@@ -179,6 +189,16 @@ final class TestingClusterAdmin implements ClusterAdmin {
       Map<String, Map<String, String>> topicConfigs)
       throws KafkaCallException {
     check("create topics");
+    if (creationRefusal != null) {
+      throw new KafkaCallException(
+          "cannot create topic "
+              + new TreeMap<>(partitionCounts).firstKey()
+              + " on "
+              + label
+              + ": "
+              + creationRefusal,
+          creationRefusal);
+    }
     journal.add(
         "createTopics "
             + new TreeMap<>(partitionCounts)
