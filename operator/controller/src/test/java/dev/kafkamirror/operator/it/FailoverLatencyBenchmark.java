@@ -34,8 +34,13 @@ import org.junit.jupiter.api.Test;
  * ./mvnw -B verify -pl operator/controller -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
  *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
- *   [-Dcmo.bench.settle=replicated|mirroring]
+ *   [-Dcmo.bench.settle=replicated|mirroring] [-Dcmo.bench.brokerHeap=2g]
  * </pre>
+ *
+ * <p>Broker heap: every Kafka node (source, destination brokers and controller) runs with the
+ * harness's 512 MiB unless {@code cmo.bench.brokerHeap} sets another -Xms/-Xmx. At 10,000
+ * partitions (each destination broker holds a replica of every one) 512 MiB is not enough: all
+ * three destination brokers ended with OutOfMemoryError five minutes after the mirror started.
  *
  * <p>Settle: {@code replicated} (the default) patches the spec once the mirror is at lag 0, every
  * destination partition has its full ISR and every replica is registered as a mirror on its broker
@@ -87,10 +92,13 @@ class FailoverLatencyBenchmark {
       KubernetesClient client = env.client();
       KafkaCluster source =
           env.startCluster(
-              KafkaClusterConfig.builder("bench-a")
-                  .singleNode()
-                  .brokerProperty("num.partitions", "1"));
-      KafkaCluster destination = env.startDestination("bench-b", 3);
+              withHeap(
+                  KafkaClusterConfig.builder("bench-a")
+                      .singleNode()
+                      .brokerProperty("num.partitions", "1")));
+      KafkaCluster destination =
+          env.startCluster(
+              withHeap(MirrorFixtures.destination("bench-b").controllerPlusBrokers(3)));
       env.installCrdAndNamespaces(NS);
       env.startOperator(Map.of("CMO_RESYNC_MS", "30000"));
       for (int size : sizes) {
@@ -321,6 +329,13 @@ class FailoverLatencyBenchmark {
    * operation of more than 10,000 records (one per partition), so a large topic is created with
    * 5,000 partitions and grown 5,000 at a time.
    */
+  /** {@code cluster} with -Xms and -Xmx of {@code cmo.bench.brokerHeap} when it is set. */
+  private static KafkaClusterConfig.Builder withHeap(KafkaClusterConfig.Builder cluster) {
+    String heap = System.getProperty("cmo.bench.brokerHeap");
+    // the last -Xms/-Xmx of a command line wins over the harness's defaults before it
+    return heap == null ? cluster : cluster.jvmArg("-Xms" + heap).jvmArg("-Xmx" + heap);
+  }
+
   private static void createInSteps(KafkaCluster cluster, String topic, int size) throws Exception {
     int step = 5_000;
     int created = Math.min(size, step);
