@@ -60,7 +60,8 @@ public final class MetadataRequestPlanner {
    *
    * @param configCounts per topic, the configs it is created with (a topic not named has none)
    * @param budget records per request, at least 2
-   * @throws IllegalArgumentException for a count below 1 or a budget below 2
+   * @throws IllegalArgumentException for a count below 1, a budget below 2, or a topic with more
+   *     configs than fit in one request with one partition
    */
   public static Plan forCreation(
       Map<String, Integer> targets, Map<String, Integer> configCounts, int budget) {
@@ -77,7 +78,18 @@ public final class MetadataRequestPlanner {
             "topic " + topic + " cannot be created with " + target + " partitions");
       }
       // A topic's own records, apart from its partitions; at least one partition must fit.
-      int fixed = 1 + Math.min(configCounts.getOrDefault(topic, 0), budget - 2);
+      int configs = configCounts.getOrDefault(topic, 0);
+      if (configs > budget - 2) {
+        throw new IllegalArgumentException(
+            "topic "
+                + topic
+                + " has "
+                + configs
+                + " configs: with its topic record and one partition that is more than "
+                + budget
+                + " records");
+      }
+      int fixed = 1 + configs;
       int first = Math.min(target, budget - fixed);
       if (used + fixed + first > budget) {
         creates.add(Collections.unmodifiableMap(request));

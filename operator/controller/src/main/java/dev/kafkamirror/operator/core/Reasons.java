@@ -51,10 +51,12 @@ public final class Reasons {
   public static final String DESTINATION_AUTHENTICATION_FAILED = "DestinationAuthenticationFailed";
 
   /**
-   * Degraded=True (and Stalled): the destination answered a call of the operator with a refusal
-   * that waiting does not change: a policy (a CreateTopicPolicy, an AlterConfigPolicy), an ACL the
-   * operator's principal lacks, a topic config or name it rejects. The message names the call, the
-   * cluster and what to change. Unlike {@link #DESTINATION_UNREACHABLE}, the destination answered.
+   * Degraded=True (and Stalled): the destination answered a call the reconcile needs (observing the
+   * mirror topics, creating them, adding the partitions a source gained) with a refusal that
+   * waiting does not change: a CreateTopicPolicy, an ACL the operator's principal lacks, a topic
+   * config or name it rejects. The message names the call, the cluster and what to change. Unlike
+   * {@link #DESTINATION_UNREACHABLE}, the destination answered. A refused config sync is not this
+   * reason: it stays in status.topicConfigSync.
    */
   public static final String DESTINATION_REFUSED = "DestinationRefused";
 

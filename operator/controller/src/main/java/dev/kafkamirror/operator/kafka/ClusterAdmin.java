@@ -132,15 +132,13 @@ public interface ClusterAdmin extends AutoCloseable {
      */
     public org.apache.kafka.common.errors.ApiException refusal() {
       for (Throwable t = getCause(); t != null; t = t.getCause()) {
-        if (t instanceof org.apache.kafka.common.errors.InvalidReplicationFactorException
-            || t instanceof org.apache.kafka.common.errors.AuthenticationException) {
-          // Both are InvalidConfigurationExceptions in Kafka: the first passes when brokers are
-          // back, the second is authenticationFailure()
-          return null;
-        }
+        // InvalidConfigurationException by its exact class (INVALID_CONFIG): Kafka derives
+        // passing errors from it too (InvalidReplicationFactor while brokers are fenced,
+        // UnsupportedVersion during a rolling upgrade) and AuthenticationException, which is
+        // authenticationFailure()
         if (t instanceof org.apache.kafka.common.errors.PolicyViolationException
             || t instanceof org.apache.kafka.common.errors.AuthorizationException
-            || t instanceof org.apache.kafka.common.errors.InvalidConfigurationException
+            || t.getClass() == org.apache.kafka.common.errors.InvalidConfigurationException.class
             || t instanceof org.apache.kafka.common.errors.InvalidTopicException) {
           return (org.apache.kafka.common.errors.ApiException) t;
         }

@@ -228,6 +228,9 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
         MetadataRequestPlanner.forCreation(
             partitionCounts, configCounts, MetadataRequestPlanner.RECORDS_PER_REQUEST);
     Map<String, Integer> created = new HashMap<>();
+    // The first topic that failed; the others go on, and the created ones are raised, so that one
+    // refused topic does not hold the rest at their first step.
+    KafkaCallException first = null;
     for (Map<String, Integer> request : plan.creates()) {
       List<NewTopic> topics = new ArrayList<>();
       request.forEach(
@@ -241,9 +244,8 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
               "create topic " + topic + " with " + request.get(topic) + " partitions");
           created.put(topic, request.get(topic));
         } catch (KafkaCallException failed) {
-          if (!(failed.getCause() instanceof TopicExistsException)) {
-            throw new KafkaCallException(
-                failed.getMessage() + createdSoFar(created, partitionCounts), failed.getCause());
+          if (!(failed.getCause() instanceof TopicExistsException) && first == null) {
+            first = failed;
           }
         }
       }
@@ -253,11 +255,17 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
             created, partitionCounts, MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
       try {
         increase(request);
+        created.putAll(request);
       } catch (KafkaCallException failed) {
-        throw new KafkaCallException(
-            failed.getMessage() + createdSoFar(created, partitionCounts), failed.getCause());
+        if (first == null) {
+          first = failed;
+        }
+        break; // the next steps start from this one's count
       }
-      created.putAll(request);
+    }
+    if (first != null) {
+      throw new KafkaCallException(
+          first.getMessage() + createdSoFar(created, partitionCounts), first.getCause());
     }
   }
 

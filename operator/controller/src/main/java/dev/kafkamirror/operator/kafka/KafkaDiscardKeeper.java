@@ -27,7 +27,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
@@ -241,8 +240,10 @@ public final class KafkaDiscardKeeper implements DiscardKeeper {
             .all()
             .get(timeoutMs, TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof InvalidPartitionsException)
-            || describe(sideTopic).map(d -> d.partitions().size()).orElse(0) < to) {
+        // done when the controller says it has the count already (a lost answer to an applied
+        // step): the brokers' metadata may not show it yet
+        Integer already = KafkaClusterAdmin.controllerCount(e.getCause());
+        if (already == null || already < to) {
           throw new DiscardKeeping.KeepException(
               "raising it from "
                   + has

@@ -295,6 +295,7 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                 .observations(observations(progress))
                 .pendingPartitions(shape.pending())
                 .sourceAuthenticationError(shape.sourceAuthenticationError())
+                .destinationRefusal(shape.destinationRefusal())
                 .build(),
             shape.grew()
                 || plan.hasWork()

@@ -62,7 +62,19 @@ public final class MissingTopics {
     if (missing.isEmpty()) {
       return;
     }
-    Map<String, Integer> counts = source.partitionCounts(missing);
+    Map<String, Integer> counts;
+    try {
+      counts = source.partitionCounts(missing);
+    } catch (ClusterAdmin.KafkaCallException e) {
+      // the source's failure (an outage, its ACLs), never the destination's
+      LOG.info(
+          "clusterMirror={} the source's partition counts of {} cannot be read, no topics"
+              + " created: {}",
+          ref,
+          missing,
+          e.getMessage());
+      return;
+    }
     int brokers = destination.brokerHosts().size();
     short rf = (short) Math.max(1, Math.min(3, brokers));
     LOG.info(

@@ -72,11 +72,14 @@ public final class TopicSync {
    *
    * @param sourceAuthenticationError why the source refused the credentials of spec.source.security
    *     at the last call (never a secret), or null
+   * @param destinationRefusal why the destination refused to add the partitions in a way waiting
+   *     does not change (a policy, an ACL), or null
    */
   public record Result(
       List<PartitionGrowthPlanner.Pending> pending,
       boolean grew,
-      String sourceAuthenticationError) {}
+      String sourceAuthenticationError,
+      String destinationRefusal) {}
 
   /**
    * Compares the source's and the destination's topics and adds the partitions the source gained.
@@ -99,6 +102,7 @@ public final class TopicSync {
     status.setLastSuccessfulCheckAt(m.status == null ? null : m.status.getLastSuccessfulCheckAt());
     boolean grew = false;
     String error = null;
+    String refusal = null;
     try {
       boolean askSource =
           !stopWanted
@@ -150,6 +154,7 @@ public final class TopicSync {
           try {
             destination.createPartitions(plan.grow());
           } catch (ClusterAdmin.KafkaCallException e) {
+            refusal = ClusterMirrorReconciler.destinationRefusal(ref, cr, e);
             throw new ClusterAdmin.KafkaCallException(
                 e.getMessage()
                     + "; the partitions stay pending and are added again at the next reconcile:"
@@ -185,7 +190,7 @@ public final class TopicSync {
     }
     status.setPartitionsPending(rows);
     m.status = status;
-    return new Result(m.pending, grew, stopWanted ? null : m.sourceAuthenticationError);
+    return new Result(m.pending, grew, stopWanted ? null : m.sourceAuthenticationError, refusal);
   }
 
   /**

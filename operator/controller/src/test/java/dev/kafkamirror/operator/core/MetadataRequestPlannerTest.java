@@ -79,7 +79,7 @@ class MetadataRequestPlannerTest {
     // Given random sets of topics, counts, configs and budgets
     Random random = new Random(20261203L);
     for (int round = 0; round < 500; round++) {
-      int budget = 2 + random.nextInt(50);
+      int budget = 6 + random.nextInt(50);
       Map<String, Integer> targets = new TreeMap<>();
       Map<String, Integer> configs = new HashMap<>();
       for (int t = random.nextInt(6); t >= 0; t--) {
@@ -98,8 +98,7 @@ class MetadataRequestPlannerTest {
         int cost = 0;
         for (Map.Entry<String, Integer> e : create.entrySet()) {
           assertThat(counts).doesNotContainKey(e.getKey());
-          int topicConfigs = Math.min(configs.get(e.getKey()), budget - 2);
-          cost += 1 + topicConfigs + e.getValue();
+          cost += 1 + configs.get(e.getKey()) + e.getValue();
           counts.put(e.getKey(), e.getValue());
         }
         assertThat(cost)
@@ -122,10 +121,13 @@ class MetadataRequestPlannerTest {
   }
 
   @Test
-  void aCountBelowOneOrABudgetTooSmallForOnePartitionIsRefused() {
+  void aCountBelowOneABudgetTooSmallOrTooManyConfigsForOneRequestIsRefused() {
     assertThatThrownBy(() -> MetadataRequestPlanner.forCreation(Map.of("t", 0), Map.of(), 10))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("topic t cannot be created with 0 partitions");
+    assertThatThrownBy(() -> MetadataRequestPlanner.forCreation(Map.of("t", 5), Map.of("t", 9), 10))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("topic t has 9 configs");
     assertThatThrownBy(() -> MetadataRequestPlanner.forGrowth(Map.of(), Map.of(), 1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("budget of 1 records");

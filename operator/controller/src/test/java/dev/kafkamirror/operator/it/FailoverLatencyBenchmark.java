@@ -324,11 +324,6 @@ class FailoverLatencyBenchmark {
     }
   }
 
-  /**
-   * Creates {@code topic} with {@code size} partitions (replication factor 1): KRaft refuses an
-   * operation of more than 10,000 records (one per partition), so a large topic is created with
-   * 5,000 partitions and grown 5,000 at a time.
-   */
   /** {@code cluster} with -Xms and -Xmx of {@code cmo.bench.brokerHeap} when it is set. */
   private static KafkaClusterConfig.Builder withHeap(KafkaClusterConfig.Builder cluster) {
     String heap = System.getProperty("cmo.bench.brokerHeap");
@@ -336,6 +331,11 @@ class FailoverLatencyBenchmark {
     return heap == null ? cluster : cluster.jvmArg("-Xms" + heap).jvmArg("-Xmx" + heap);
   }
 
+  /**
+   * Creates {@code topic} with {@code size} partitions (replication factor 1): KRaft refuses an
+   * operation of more than 10,000 records (one per partition), so a large topic is created with
+   * 5,000 partitions and grown 5,000 at a time.
+   */
   private static void createInSteps(KafkaCluster cluster, String topic, int size) throws Exception {
     int step = 5_000;
     int created = Math.min(size, step);

@@ -87,6 +87,34 @@ class WideTopicCreationIT {
   }
 
   @Test
+  void aTopicTheDestinationRefusesDoesNotHoldTheOthersAndTheErrorNamesWhatWasCreated() {
+    // Given a topic that exists with 2 partitions, one whose name the broker refuses, and a new one
+    cluster.createTopic("existing", 2, 1, Map.of());
+    Map<String, Integer> counts = Map.of("existing", 5, "bad/name", 1, "fresh", 3);
+
+    // When the operator creates them
+    ClusterAdmin.KafkaCallException refused =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            ClusterAdmin.KafkaCallException.class,
+            () -> admin.createTopics(counts, (short) 1, Map.of()));
+
+    // Then the refusal is reported as one (InvalidTopicException), naming the topic and what was
+    // created; the new topic exists with its partitions, and the existing one is left as it was
+    assertThat(refused).isNotNull();
+    assertThat(refused.refusal())
+        .isInstanceOf(org.apache.kafka.common.errors.InvalidTopicException.class);
+    assertThat(refused.getMessage())
+        .contains("create topic bad/name")
+        .contains("created so far: fresh (3 of 3 partitions)");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(admin.partitionCounts(List.of("existing", "fresh")))
+                    .isEqualTo(Map.of("existing", 2, "fresh", 3)));
+  }
+
+  @Test
   void aSideTopicACrashedCreationLeftShortIsRaisedAndTheDiscardedRecordsAreKept() throws Exception {
     // Given kept with 4 partitions, 3 records in partition 3, and its side topic left with 1
     // partition, as a creation in steps that crashed after its first step leaves it

@@ -70,6 +70,11 @@ class ClusterAdminTest {
     assertThat(call(new org.apache.kafka.common.errors.TimeoutException("slow")).refusal())
         .isNull();
     assertThat(
+            call(new org.apache.kafka.common.errors.UnsupportedVersionException(
+                    "CreatePartitions v4 is not supported during the roll"))
+                .refusal())
+        .isNull();
+    assertThat(
             call(new org.apache.kafka.common.errors.SaslAuthenticationException("bad password"))
                 .refusal())
         .isNull();

@@ -614,6 +614,47 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void aPartitionGrowthTheDestinationRefusesIsDestinationRefusedWhileTheMirrorGoesOn() {
+    // Given orders mirrored with one partition, grown to three on the source, and an operator
+    // principal without ALTER on it
+    rig.mirroring(1);
+    rig.source.topic(TOPIC, 3);
+    rig.destination.refusePartitionGrowth(
+        new org.apache.kafka.common.errors.TopicAuthorizationException(
+            "Authorization failed.", java.util.Set.of(TOPIC)));
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    cr.getMetadata().setResourceVersion("900");
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then Degraded and Stalled say DestinationRefused with the ACLs to grant, and the two
+    // partitions stay pending
+    ClusterMirrorStatus refused = rig.statusWriter.last();
+    Condition degraded = Conditions.find(refused, Conditions.DEGRADED).orElseThrow();
+    assertThat(degraded.getReason()).isEqualTo(Reasons.DESTINATION_REFUSED);
+    assertThat(degraded.getMessage())
+        .contains("cannot add partitions to topics {" + TOPIC + "=3}")
+        .contains("ALTER");
+    assertThat(Conditions.find(refused, Conditions.STALLED).orElseThrow().getStatus())
+        .isEqualTo(Conditions.TRUE);
+    assertThat(refused.getTopicSync().getPartitionsPending())
+        .singleElement()
+        .satisfies(p -> assertThat(p.getPartitions()).isEqualTo("1..2"));
+
+    // When the ACL is granted and it is reconciled again
+    rig.destination.refusePartitionGrowth(null);
+    cr.getMetadata().setResourceVersion("901");
+    rig.reconcile(cr);
+
+    // Then the partitions are added and the refusal is gone
+    assertThat(rig.journal.lines()).contains("createPartitions {" + TOPIC + "=3}");
+    assertThat(
+            Conditions.find(rig.statusWriter.last(), Conditions.DEGRADED).orElseThrow().getReason())
+        .isNotEqualTo(Reasons.DESTINATION_REFUSED);
+  }
+
+  @Test
   void partitionsTheSourceGainedAreAddedOnTheDestinationAndPendingUntilThen() {
     // Given orders mirrored with one partition, and grown to three on the source
     rig.mirroring(1);

@@ -69,6 +69,16 @@ final class TestingClusterAdmin implements ClusterAdmin {
 
   private org.apache.kafka.common.errors.ApiException creationRefusal;
 
+  /**
+   * Every later partition growth throws as Kafka's Admin does when the cluster refuses it with
+   * {@code refusal}; null heals.
+   */
+  void refusePartitionGrowth(org.apache.kafka.common.errors.ApiException refusal) {
+    this.growthRefusal = refusal;
+  }
+
+  private org.apache.kafka.common.errors.ApiException growthRefusal;
+
   boolean closed() {
     return closed;
   }
@@ -245,6 +255,16 @@ final class TestingClusterAdmin implements ClusterAdmin {
   @Override
   public void createPartitions(Map<String, Integer> partitionCounts) throws KafkaCallException {
     check("add partitions");
+    if (growthRefusal != null) {
+      throw new KafkaCallException(
+          "cannot add partitions to topics "
+              + new TreeMap<>(partitionCounts)
+              + " on "
+              + label
+              + ": "
+              + growthRefusal,
+          growthRefusal);
+    }
     journal.add("createPartitions " + new TreeMap<>(partitionCounts));
     partitionCounts.forEach((t, n) -> topics.merge(t, n, Math::max));
   }
