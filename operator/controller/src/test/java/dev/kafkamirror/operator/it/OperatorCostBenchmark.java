@@ -66,6 +66,8 @@ class OperatorCostBenchmark {
           "-XX:MaxRAMPercentage=60.0",
           "-XX:InitialRAMPercentage=5.0",
           "-XX:+UseSerialGC",
+          "-XX:MinHeapFreeRatio=10",
+          "-XX:MaxHeapFreeRatio=20",
           "-XX:TieredStopAtLevel=1",
           "-XX:+ExitOnOutOfMemoryError",
           "-XX:-UsePerfData");

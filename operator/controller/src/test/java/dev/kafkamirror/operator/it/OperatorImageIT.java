@@ -128,6 +128,8 @@ class OperatorImageIT {
             "-XX:MaxRAMPercentage=60.0",
             "-XX:InitialRAMPercentage=5.0",
             "-XX:+UseSerialGC",
+            "-XX:MinHeapFreeRatio=10",
+            "-XX:MaxHeapFreeRatio=20",
             "-XX:TieredStopAtLevel=1",
             "-XX:+ExitOnOutOfMemoryError")
         .endsWith("dev.kafkamirror.operator.app.OperatorMain");
