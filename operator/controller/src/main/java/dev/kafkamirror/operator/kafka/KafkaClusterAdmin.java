@@ -292,10 +292,17 @@ public final class KafkaClusterAdmin implements ClusterAdmin {
     if (partitionCounts.isEmpty()) {
       return;
     }
-    Map<String, Integer> current = partitionCounts(partitionCounts.keySet());
+    raise(partitionCounts(partitionCounts.keySet()), partitionCounts);
+  }
+
+  /**
+   * Raises topics from {@code current} to {@code targets} in the steps {@link
+   * MetadataRequestPlanner#forGrowth} plans, stopping at the first step that fails.
+   */
+  void raise(Map<String, Integer> current, Map<String, Integer> targets) throws KafkaCallException {
     for (Map<String, Integer> request :
         MetadataRequestPlanner.forGrowth(
-            current, partitionCounts, MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
+            current, targets, MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
       increase(request);
     }
   }

@@ -16,7 +16,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -225,43 +224,19 @@ public final class KafkaDiscardKeeper implements DiscardKeeper {
     sideTopicsReady.add(sideTopic);
   }
 
-  /** Raises {@code sideTopic} from {@code has} to {@code partitions}, in accepted steps. */
+  /**
+   * Raises {@code sideTopic} from {@code has} to {@code partitions} through the operator's own
+   * stepwise raise ({@link KafkaClusterAdmin#raise}) over this keeper's Admin.
+   */
   private void raise(String sideTopic, int has, int partitions)
       throws DiscardKeeping.KeepException {
-    for (Map<String, Integer> step :
-        MetadataRequestPlanner.forGrowth(
-            Map.of(sideTopic, has),
-            Map.of(sideTopic, partitions),
-            MetadataRequestPlanner.RECORDS_PER_REQUEST)) {
-      int to = step.get(sideTopic);
-      try {
-        admin
-            .createPartitions(Map.of(sideTopic, NewPartitions.increaseTo(to)))
-            .all()
-            .get(timeoutMs, TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        // done when the controller says it has the count already (a lost answer to an applied
-        // step): the brokers' metadata may not show it yet
-        Integer already = KafkaClusterAdmin.controllerCount(e.getCause());
-        if (already == null || already < to) {
-          throw new DiscardKeeping.KeepException(
-              "raising it from "
-                  + has
-                  + " to "
-                  + to
-                  + " partitions (it needs "
-                  + partitions
-                  + "): "
-                  + e.getCause(),
-              e.getCause());
-        }
-      } catch (java.util.concurrent.TimeoutException e) {
-        throw new DiscardKeeping.KeepException(
-            "raising it to " + to + " partitions timed out after " + timeoutMs + " ms", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new DiscardKeeping.KeepException("interrupted", e);
-      }
+    try {
+      new KafkaClusterAdmin(clusterLabel, admin, timeoutMs, () -> {})
+          .raise(Map.of(sideTopic, has), Map.of(sideTopic, partitions));
+    } catch (ClusterAdmin.KafkaCallException e) {
+      throw new DiscardKeeping.KeepException(
+          "raising it from " + has + " to " + partitions + " partitions: " + e.getMessage(),
+          e.getCause());
     }
     LOG.info(
         "raised side topic {} from {} to {} partitions on {}",

@@ -7,6 +7,7 @@ import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
 import dev.kafkamirror.operator.api.v1alpha1.MirrorState;
+import dev.kafkamirror.operator.core.MetadataRequestPlanner;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.kafka.TestClients;
@@ -332,20 +333,22 @@ class FailoverLatencyBenchmark {
   }
 
   /**
-   * Creates {@code topic} with {@code size} partitions (replication factor 1): KRaft refuses an
-   * operation of more than 10,000 records (one per partition), so a large topic is created with
-   * 5,000 partitions and grown 5,000 at a time.
+   * Creates {@code topic} with {@code size} partitions (replication factor 1) in the steps the
+   * operator takes ({@link MetadataRequestPlanner}): KRaft refuses an operation of more than 10,000
+   * records, one per partition.
    */
   private static void createInSteps(KafkaCluster cluster, String topic, int size) throws Exception {
-    int step = 5_000;
-    int created = Math.min(size, step);
-    cluster.createTopic(topic, created, 1, Map.of());
+    MetadataRequestPlanner.Plan plan =
+        MetadataRequestPlanner.forCreation(
+            Map.of(topic, size), Map.of(), MetadataRequestPlanner.RECORDS_PER_REQUEST);
+    cluster.createTopic(topic, plan.creates().get(0).get(topic), 1, Map.of());
     try (org.apache.kafka.clients.admin.Admin admin = cluster.admin()) {
-      while (created < size) {
-        created = Math.min(created + step, size);
+      for (Map<String, Integer> step : plan.grows()) {
         admin
             .createPartitions(
-                Map.of(topic, org.apache.kafka.clients.admin.NewPartitions.increaseTo(created)))
+                Map.of(
+                    topic,
+                    org.apache.kafka.clients.admin.NewPartitions.increaseTo(step.get(topic))))
             .all()
             .get(120, TimeUnit.SECONDS);
       }
