@@ -36,7 +36,13 @@ import org.junit.jupiter.api.Test;
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
  *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
  *   [-Dcmo.bench.settle=replicated|mirroring] [-Dcmo.bench.brokerHeap=2g]
+ *   [-Dcmo.bench.profileDir=/tmp/stop-jfr]
  * </pre>
+ *
+ * <p>Profiling: with {@code cmo.bench.profileDir}, every run's stop (from just before the patch to
+ * {@code Stopped=True}) is recorded with Java Flight Recorder ({@code settings=profile}) in each
+ * destination broker (by {@code jcmd}) and in this JVM, which runs the operator: one file per JVM
+ * and run, {@code <size>-<mode>-<run>-broker-<id>.jfr} and {@code ...-operator.jfr}.
  *
  * <p>Broker heap: every Kafka node (source, destination brokers and controller) runs with the
  * harness's 512 MiB unless {@code cmo.bench.brokerHeap} sets another -Xms/-Xmx. At 10,000
@@ -157,6 +163,7 @@ class FailoverLatencyBenchmark {
                     + " (load average "
                     + load
                     + ")");
+            StopProfile profile = StopProfile.start(destination, size + "-" + mode + "-" + run);
             long start = System.nanoTime();
             client
                 .resources(ClusterMirror.class)
@@ -180,6 +187,7 @@ class FailoverLatencyBenchmark {
                     setupBound(size).toMinutes(),
                     TimeUnit.MINUTES);
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            profile.dump();
             millis.add(ms);
             System.out.println(
                 "failover " + size + " partitions " + mode + " run " + run + ": " + ms + " ms");
@@ -322,6 +330,95 @@ class FailoverLatencyBenchmark {
     } catch (RuntimeException e) {
       p.close(Duration.ZERO);
       throw e;
+    }
+  }
+
+  /**
+   * Flight recordings of one stop in the destination brokers and this JVM when {@code
+   * cmo.bench.profileDir} is set; nothing otherwise. A recording that cannot be started or dumped
+   * is reported and skipped: profiling never fails a run.
+   */
+  private static final class StopProfile {
+    private final Path dir;
+    private final String label;
+    private final Map<Integer, Long> brokerPids;
+    private final jdk.jfr.Recording own;
+
+    private StopProfile(
+        Path dir, String label, Map<Integer, Long> brokerPids, jdk.jfr.Recording own) {
+      this.dir = dir;
+      this.label = label;
+      this.brokerPids = brokerPids;
+      this.own = own;
+    }
+
+    static StopProfile start(KafkaCluster destination, String label) throws Exception {
+      String dirName = System.getProperty("cmo.bench.profileDir");
+      if (dirName == null || dirName.isBlank()) {
+        return new StopProfile(null, label, Map.of(), null);
+      }
+      Path dir = Path.of(dirName).toAbsolutePath();
+      Files.createDirectories(dir);
+      Map<Integer, Long> pids = new java.util.LinkedHashMap<>();
+      for (int id : destination.brokerIds()) {
+        long pid = destination.node(id).pid();
+        if (jcmd(pid, "JFR.start", "name=stop", "settings=profile")) {
+          pids.put(id, pid);
+        }
+      }
+      jdk.jfr.Recording own =
+          new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+      own.start();
+      return new StopProfile(dir, label, pids, own);
+    }
+
+    void dump() throws Exception {
+      if (dir == null) {
+        return;
+      }
+      brokerPids.forEach(
+          (id, pid) -> {
+            Path file = dir.resolve(label + "-broker-" + id + ".jfr");
+            jcmd(pid, "JFR.stop", "name=stop", "filename=" + file);
+          });
+      own.stop();
+      own.dump(dir.resolve(label + "-operator.jfr"));
+      own.close();
+    }
+
+    /** Runs {@code jcmd pid args...} (the jcmd next to this JVM's java), bounded to 60 s. */
+    private static boolean jcmd(long pid, String... args) {
+      Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
+      Path jcmd = java.getParent() == null ? Path.of("jcmd") : java.getParent().resolve("jcmd");
+      List<String> command = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid)));
+      command.addAll(List.of(args));
+      try {
+        Path log = Files.createTempFile("jcmd", ".log");
+        try {
+          Process p =
+              new ProcessBuilder(command)
+                  .redirectErrorStream(true)
+                  .redirectOutput(log.toFile())
+                  .start();
+          boolean ended = p.waitFor(60, TimeUnit.SECONDS);
+          if (!ended) {
+            p.destroyForcibly();
+          }
+          if (!ended || p.exitValue() != 0) {
+            System.out.println("profile: " + command + " failed: " + Files.readString(log).strip());
+            return false;
+          }
+          return true;
+        } finally {
+          Files.deleteIfExists(log);
+        }
+      } catch (java.io.IOException e) {
+        System.out.println("profile: " + command + " failed: " + e);
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
     }
   }
 
