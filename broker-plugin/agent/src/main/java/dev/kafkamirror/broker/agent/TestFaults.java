@@ -57,7 +57,12 @@ public final class TestFaults {
     /** The barrier is appended to the leader's log and BARRIER_WRITTEN is not recorded yet. */
     AFTER_BARRIER_APPENDED("after-barrier-appended"),
     /** STOPPED is recorded and the partition is not writable on the leader yet. */
-    AFTER_STOPPED_RECORDED("after-stopped-recorded");
+    AFTER_STOPPED_RECORDED("after-stopped-recorded"),
+    /**
+     * A follower truncated partitions in one batch and has not written their recovery-point
+     * checkpoint yet (not a stop step: the window a batch of follower truncations opens).
+     */
+    INSIDE_FOLLOWER_TRUNCATION_BATCH("inside-follower-truncation-batch");
 
     private final String fileContent;
 

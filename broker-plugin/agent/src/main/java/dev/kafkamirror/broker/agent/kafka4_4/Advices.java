@@ -156,4 +156,38 @@ final class Advices {
           transactionalId, producerId, producerEpoch, partitions, responseCallback);
     }
   }
+
+  /**
+   * Private {@code AbstractFetcherThread.maybeTruncateToEpochEndOffsets(Map, Map)}: the follower
+   * truncations of one fetch round form one batch ({@link FollowerTruncationCheckpoints}).
+   */
+  static final class FollowerTruncationBatch {
+    private FollowerTruncationBatch() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static boolean enter() {
+      return FollowerTruncationCheckpoints.begin();
+    }
+
+    @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+    static void exit(@Advice.Enter boolean began) {
+      FollowerTruncationCheckpoints.end(began);
+    }
+  }
+
+  /**
+   * Public {@code LogManager.checkpointRecoveryOffsetsInDir(File)}: skipped inside a batch of
+   * follower truncations, which writes it once at its end; run as in Kafka otherwise (also when the
+   * advice fails: suppressed, it does not skip).
+   */
+  static final class RecoveryCheckpointDeferral {
+    private RecoveryCheckpointDeferral() {}
+
+    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+    static boolean enter(
+        @Advice.This org.apache.kafka.storage.internals.log.LogManager logManager,
+        @Advice.Argument(0) java.io.File directory) {
+      return FollowerTruncationCheckpoints.deferRecoveryCheckpoint(logManager, directory);
+    }
+  }
 }

@@ -89,7 +89,9 @@ public final class Kafka44Binding implements KafkaBinding {
         Kafka44Instrumentation.PRODUCER_STATE_MANAGER,
         Kafka44Instrumentation.LOG_SEGMENT,
         Kafka44Instrumentation.REPLICA_MANAGER,
-        Kafka44Instrumentation.TRANSACTION_COORDINATOR);
+        Kafka44Instrumentation.TRANSACTION_COORDINATOR,
+        Kafka44Instrumentation.ABSTRACT_FETCHER_THREAD,
+        Kafka44Instrumentation.LOG_MANAGER);
   }
 
   @Override

@@ -35,6 +35,8 @@ public final class Kafka44Instrumentation {
   static final String FETCH_ISOLATION = "org.apache.kafka.server.storage.log.FetchIsolation";
   static final String TRANSACTION_COORDINATOR =
       "kafka.coordinator.transaction.TransactionCoordinator";
+  static final String ABSTRACT_FETCHER_THREAD = "kafka.server.AbstractFetcherThread";
+  static final String LOG_MANAGER = "org.apache.kafka.storage.internals.log.LogManager";
 
   /** One hooked method. */
   record Target(
@@ -137,6 +139,28 @@ public final class Kafka44Instrumentation {
             true));
     targets.add(
         new Target(
+            ABSTRACT_FETCHER_THREAD,
+            "private ResultWithPartitions maybeTruncateToEpochEndOffsets(scala.collection.Map,"
+                + " scala.collection.Map)",
+            named("maybeTruncateToEpochEndOffsets")
+                .and(not(isStatic()))
+                .and(takesArguments(2))
+                .and(takesArgument(0, named("scala.collection.Map")))
+                .and(takesArgument(1, named("scala.collection.Map"))),
+            Advices.FollowerTruncationBatch.class,
+            true));
+    targets.add(
+        new Target(
+            LOG_MANAGER,
+            "public void checkpointRecoveryOffsetsInDir(java.io.File)",
+            named("checkpointRecoveryOffsetsInDir")
+                .and(not(isStatic()))
+                .and(takesArguments(1))
+                .and(takesArgument(0, java.io.File.class)),
+            Advices.RecoveryCheckpointDeferral.class,
+            true));
+    targets.add(
+        new Target(
             REPLICA_MANAGER,
             "ReplicaManager(KafkaConfig, ...) constructors",
             isConstructor().and(takesArgument(0, named("kafka.server.KafkaConfig"))),
@@ -189,7 +213,13 @@ public final class Kafka44Instrumentation {
    */
   public static java.util.Set<String> hookedTypes() {
     return java.util.Set.of(
-        UNIFIED_LOG, PRODUCER_STATE_MANAGER, LOG_SEGMENT, REPLICA_MANAGER, TRANSACTION_COORDINATOR);
+        UNIFIED_LOG,
+        PRODUCER_STATE_MANAGER,
+        LOG_SEGMENT,
+        REPLICA_MANAGER,
+        TRANSACTION_COORDINATOR,
+        ABSTRACT_FETCHER_THREAD,
+        LOG_MANAGER);
   }
 
   /** Adds every transformation to {@code builder}. */
