@@ -253,9 +253,18 @@ public final class MirrorRegistry {
     }
   }
 
+  /**
+   * Topic, then partition number: a stable order that builds no string per comparison. The fetcher
+   * lists its mirror's entries every round (every 50 ms when idle) and the stop-state reader all
+   * entries after every read round; ordered by {@code TopicPartition.toString} that was the largest
+   * CPU cost of a broker holding 10,000 mirror partitions (JFR, 2026-12-04).
+   */
+  static final java.util.Comparator<TopicPartition> ORDER =
+      java.util.Comparator.comparing(TopicPartition::topic)
+          .thenComparingInt(TopicPartition::partition);
+
   private Map<TopicPartition, MirrorEntry> entriesSorted() {
-    Map<TopicPartition, MirrorEntry> sorted =
-        new java.util.TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+    Map<TopicPartition, MirrorEntry> sorted = new java.util.TreeMap<>(ORDER);
     sorted.putAll(entries);
     return sorted;
   }
@@ -315,8 +324,7 @@ public final class MirrorRegistry {
   }
 
   Map<TopicPartition, MirrorEntry> entriesOf(String mirrorName) {
-    Map<TopicPartition, MirrorEntry> out =
-        new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+    Map<TopicPartition, MirrorEntry> out = new TreeMap<>(ORDER);
     entries.forEach(
         (tp, e) -> {
           if (e.mirrorName().equals(mirrorName)) {

@@ -259,4 +259,34 @@ class MirrorRegistryTest {
       fetcherStarts.add(key + " shut down");
     }
   }
+
+  @Test
+  void entriesAreListedByTopicThenPartitionNumberAndAMirrorsOnlyItsOwn() {
+    // Given registrations of two mirrors, partitions registered out of order
+    MirrorRegistry registry = registry();
+    registry.writingOnceAfter(
+        () -> {
+          for (int p : List.of(10, 2, 1)) {
+            registry.startMirroring(new TopicPartition("orders", p), MIRROR, SOURCE_ID, source());
+          }
+          registry.startMirroring(new TopicPartition("audit", 3), "audit-mirror", null, source());
+          return null;
+        });
+
+    // When the registry lists them, Then topics come in name order and partitions in number
+    // order (not "orders-10" before "orders-2", as an order by the partitions' names would put
+    // them: that order built two strings per comparison, every fetcher round)
+    assertThat(registry.all().keySet())
+        .containsExactly(
+            new TopicPartition("audit", 3),
+            new TopicPartition("orders", 1),
+            new TopicPartition("orders", 2),
+            new TopicPartition("orders", 10));
+    // And a mirror's list holds its own partitions only, in the same order
+    assertThat(registry.entriesOf(MIRROR).keySet())
+        .containsExactly(
+            new TopicPartition("orders", 1),
+            new TopicPartition("orders", 2),
+            new TopicPartition("orders", 10));
+  }
 }
