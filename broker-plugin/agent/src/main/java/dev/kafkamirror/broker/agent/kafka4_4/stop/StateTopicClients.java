@@ -277,6 +277,14 @@ final class StateTopicClients {
     pp.put("max.in.flight.requests.per.connection", "1");
     pp.put("retries", "2147483647");
     pp.put("linger.ms", "5");
+    // With one request in flight, every request is an acks=all round trip the next one waits for;
+    // a stop step writes one record per partition the broker leads (3,333 at 10,000 partitions on
+    // three brokers), which the producer's 16 KiB batches split into some seven requests per
+    // broker in turn (28 s under load). A batch of 512 KiB holds a step's records of a state
+    // partition, stays within the broker's default message.max.bytes (1 MiB), and a request of up
+    // to 4 MiB carries a full batch of every state partition one broker leads (10 by default).
+    pp.put("batch.size", Integer.toString(512 * 1024));
+    pp.put("max.request.size", Integer.toString(4 * 1024 * 1024));
     pp.put("delivery.timeout.ms", "30000");
     pp.put("request.timeout.ms", "10000");
     pp.put("key.serializer", ByteArraySerializer.class.getName());

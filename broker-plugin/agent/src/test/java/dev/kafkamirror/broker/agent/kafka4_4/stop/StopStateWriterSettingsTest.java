@@ -28,4 +28,22 @@ class StopStateWriterSettingsTest {
     assertThat(writer.getProperty("security.protocol")).isEqualTo("SASL_SSL");
     assertThat(writer.getProperty("client.id")).isEqualTo("cluster-mirror-stop-state-writer-7");
   }
+
+  @Test
+  void aStepsRecordsForThousandsOfPartitionsGoInOneRequestPerBroker() {
+    // Given the writer's settings
+    Properties writer = StopStateStore.writerProperties(new Properties(), 7);
+    int batch = Integer.parseInt(writer.getProperty("batch.size"));
+    int request = Integer.parseInt(writer.getProperty("max.request.size"));
+
+    // Then one batch per state partition holds a step's records of some 3,300 partitions (about
+    // 300 bytes each, spread over the state partitions a broker leads), instead of the producer's
+    // 16 KiB, each of which cost one acks=all round trip in turn (one request in flight): 28 s at
+    // 10,000 partitions under load
+    assertThat(batch).isGreaterThanOrEqualTo(512 * 1024);
+    // And a batch stays within the broker's default message.max.bytes (1 MiB), and a request
+    // carries a full batch of every state partition of the default 10 that one broker may lead
+    assertThat(batch).isLessThanOrEqualTo(1024 * 1024 - 1024);
+    assertThat(request).isGreaterThanOrEqualTo(4 * batch);
+  }
 }
