@@ -98,52 +98,14 @@ class StopStepCrashPointIT {
     assertThatThrownBy(() -> driver.step(crashingStep, List.of(tp)))
         .as("the call that reached " + point)
         .hasMessageContaining("failed");
-    int crashed =
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(
-                () ->
-                    destination.brokerIds().stream()
-                        .filter(b -> !destination.node(b).isRunning())
-                        .findFirst()
-                        .orElse(-1),
-                b -> b > 0);
-    assertThat(crashPointFile).as("a crash point fires once").doesNotExist();
-    assertThat(Files.readString(destination.node(crashed).outputFile()))
-        .contains("test crash point " + point.fileContent() + " reached");
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(() -> destination.leaderOf(tp) != crashed);
+    int crashed = awaitHaltedAt(point, Duration.ofSeconds(30), List.of(tp));
     // And the whole sequence is driven again from the start, then the broker comes back
     driver.stop(List.of(tp));
     destination.restartBroker(crashed);
 
-    // Then the partition is STOPPED, with the barrier at the LSO of the source
-    JsonNode stop = driver.describeOnLeaders(List.of(tp)).get(tp).get("stop");
-    assertThat(stop.get("step").asText()).isEqualTo("STOPPED");
-    assertThat(stop.get("truncatedToOffset").asLong()).isEqualTo(data.lastStableOffset());
-    assertThat(stop.get("barrierOffset").asLong()).isEqualTo(data.lastStableOffset());
-    // And every replica holds the same bytes and exactly one barrier
-    awaitReplicasConverged(destination, tp);
-    byte[] reference = replicaBytes(destination, destination.leaderOf(tp), tp);
-    for (int broker : destination.brokerIds()) {
-      assertThat(replicaBytes(destination, broker, tp))
-          .as("replica on broker " + broker)
-          .isEqualTo(reference);
-      assertThat(barrierOffsets(destination, broker, tp))
-          .as("barriers on broker " + broker)
-          .containsExactly(data.lastStableOffset());
-    }
-    // And nothing committed below the LSO is missing, nothing else is visible
-    assertThat(
-            TestClients.values(
-                TestClients.readAll(
-                    destination.bootstrapServers(),
-                    topic,
-                    IsolationLevel.READ_COMMITTED,
-                    Duration.ofSeconds(60))))
-        .containsExactlyElementsOf(data.committedBelowLso());
+    // Then the partition is STOPPED with one barrier at the source's LSO on identical replicas,
+    // and exactly the records committed below the LSO are visible
+    assertStoppedWithOneBarrierOnEqualReplicas(driver, tp, data);
   }
 
   /**
@@ -155,12 +117,10 @@ class StopStepCrashPointIT {
   @Test
   void aFollowerThatCrashesInsideABatchOfTruncationsRestartsIntoEqualReplicas() throws Exception {
     // Given four mirrored partitions (RF=3), each with a transaction open on the source
-    List<String> topics = new ArrayList<>();
     List<TopicPartition> tps = new ArrayList<>();
     Map<String, StopFixtures.SourceData> data = new LinkedHashMap<>();
     for (int i = 0; i < 4; i++) {
       String topic = "crashpoint-follower-batch-" + i;
-      topics.add(topic);
       tps.add(new TopicPartition(topic, 0));
       source.createTopic(topic, 1, 1, Map.of());
       destination.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
@@ -187,8 +147,28 @@ class StopStepCrashPointIT {
       // the halted broker may have been one the step was calling: the rerun below resumes
     }
     int crashed =
+        awaitHaltedAt(CrashPoint.INSIDE_FOLLOWER_TRUNCATION_BATCH, Duration.ofSeconds(60), tps);
+    // And the whole sequence is driven again from the start, then the follower comes back
+    driver.stop(tps);
+    destination.restartBroker(crashed);
+
+    // Then every partition is STOPPED with its barrier at the source's LSO, and every replica,
+    // the restarted one's too, holds the same bytes and exactly one barrier
+    for (TopicPartition tp : tps) {
+      assertStoppedWithOneBarrierOnEqualReplicas(driver, tp, data.get(tp.topic()));
+    }
+  }
+
+  /**
+   * Waits until a destination broker halted at {@code point} (it said so, and the crash-point file
+   * is gone: a point fires once) and every partition of {@code tps} has another leader; the halted
+   * broker's id.
+   */
+  private static int awaitHaltedAt(CrashPoint point, Duration within, List<TopicPartition> tps)
+      throws Exception {
+    int crashed =
         await()
-            .atMost(Duration.ofSeconds(60))
+            .atMost(within)
             .until(
                 () ->
                     destination.brokerIds().stream()
@@ -198,47 +178,45 @@ class StopStepCrashPointIT {
                 b -> b > 0);
     assertThat(crashPointFile).as("a crash point fires once").doesNotExist();
     assertThat(Files.readString(destination.node(crashed).outputFile()))
-        .contains(
-            "test crash point "
-                + CrashPoint.INSIDE_FOLLOWER_TRUNCATION_BATCH.fileContent()
-                + " reached");
+        .contains("test crash point " + point.fileContent() + " reached");
     for (TopicPartition tp : tps) {
       await()
           .atMost(Duration.ofSeconds(60))
           .ignoreExceptions()
           .until(() -> destination.leaderOf(tp) != crashed);
     }
-    // And the whole sequence is driven again from the start, then the follower comes back
-    driver.stop(tps);
-    destination.restartBroker(crashed);
+    return crashed;
+  }
 
-    // Then every partition is STOPPED with its barrier at the source's LSO, and every replica,
-    // the restarted one's too, holds the same bytes and exactly one barrier
-    Map<TopicPartition, JsonNode> described = driver.describeOnLeaders(tps);
-    for (TopicPartition tp : tps) {
-      StopFixtures.SourceData d = data.get(tp.topic());
-      JsonNode stop = described.get(tp).get("stop");
-      assertThat(stop.get("step").asText()).as(tp.toString()).isEqualTo("STOPPED");
-      assertThat(stop.get("barrierOffset").asLong()).isEqualTo(d.lastStableOffset());
-      awaitReplicasConverged(destination, tp);
-      byte[] reference = replicaBytes(destination, destination.leaderOf(tp), tp);
-      for (int broker : destination.brokerIds()) {
-        assertThat(replicaBytes(destination, broker, tp))
-            .as(tp + " replica on broker " + broker)
-            .isEqualTo(reference);
-        assertThat(barrierOffsets(destination, broker, tp))
-            .as(tp + " barriers on broker " + broker)
-            .containsExactly(d.lastStableOffset());
-      }
-      assertThat(
-              TestClients.values(
-                  TestClients.readAll(
-                      destination.bootstrapServers(),
-                      tp.topic(),
-                      IsolationLevel.READ_COMMITTED,
-                      Duration.ofSeconds(60))))
-          .containsExactlyElementsOf(d.committedBelowLso());
+  /**
+   * {@code tp} is STOPPED with its barrier at the source's LSO, every replica holds the same bytes
+   * and exactly that one barrier, and a read-committed reader sees exactly the records committed
+   * below the LSO.
+   */
+  private static void assertStoppedWithOneBarrierOnEqualReplicas(
+      StopDriver driver, TopicPartition tp, StopFixtures.SourceData data) throws Exception {
+    JsonNode stop = driver.describeOnLeaders(List.of(tp)).get(tp).get("stop");
+    assertThat(stop.get("step").asText()).as(tp.toString()).isEqualTo("STOPPED");
+    assertThat(stop.get("truncatedToOffset").asLong()).isEqualTo(data.lastStableOffset());
+    assertThat(stop.get("barrierOffset").asLong()).isEqualTo(data.lastStableOffset());
+    awaitReplicasConverged(destination, tp);
+    byte[] reference = replicaBytes(destination, destination.leaderOf(tp), tp);
+    for (int broker : destination.brokerIds()) {
+      assertThat(replicaBytes(destination, broker, tp))
+          .as(tp + " replica on broker " + broker)
+          .isEqualTo(reference);
+      assertThat(barrierOffsets(destination, broker, tp))
+          .as(tp + " barriers on broker " + broker)
+          .containsExactly(data.lastStableOffset());
     }
+    assertThat(
+            TestClients.values(
+                TestClients.readAll(
+                    destination.bootstrapServers(),
+                    tp.topic(),
+                    IsolationLevel.READ_COMMITTED,
+                    Duration.ofSeconds(60))))
+        .containsExactlyElementsOf(data.committedBelowLso());
   }
 
   private static String stepOf(CrashPoint point) {

@@ -252,22 +252,34 @@ class FailoverLatencyBenchmark {
   /** Waits until every partition of {@code topic} on {@code destination} has its full ISR. */
   private static void awaitFullyReplicated(KafkaCluster destination, String topic, int size) {
     try (org.apache.kafka.clients.admin.Admin admin = destination.admin()) {
-      await()
-          .atMost(setupBound(size))
-          .pollInterval(Duration.ofMillis(500))
-          .untilAsserted(
-              () -> {
-                org.apache.kafka.clients.admin.TopicDescription d =
-                    admin
-                        .describeTopics(List.of(topic))
-                        .allTopicNames()
-                        .get(30, TimeUnit.SECONDS)
-                        .get(topic);
-                assertThat(d.partitions()).hasSize(size);
-                assertThat(d.partitions())
-                    .allSatisfy(p -> assertThat(p.isr()).hasSameSizeAs(p.replicas()));
-              });
+      awaitEveryPartition(admin, topic, size, p -> assertThat(p.isr()).hasSameSizeAs(p.replicas()));
     }
+  }
+
+  /**
+   * Waits, within the set-up bound, until {@code topic} has {@code size} partitions and each
+   * satisfies {@code check}.
+   */
+  private static void awaitEveryPartition(
+      org.apache.kafka.clients.admin.Admin admin,
+      String topic,
+      int size,
+      java.util.function.Consumer<org.apache.kafka.common.TopicPartitionInfo> check) {
+    await()
+        .atMost(setupBound(size))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              org.apache.kafka.clients.admin.TopicDescription d =
+                  admin
+                      .describeTopics(List.of(topic))
+                      .allTopicNames()
+                      .get(30, TimeUnit.SECONDS)
+                      .get(topic);
+              assertThat(d.partitions()).hasSize(size);
+              assertThat(d.partitions()).allSatisfy(check::accept);
+            });
   }
 
   /**
@@ -457,21 +469,7 @@ class FailoverLatencyBenchmark {
             .all()
             .get(120, TimeUnit.SECONDS);
       }
-      await()
-          .atMost(setupBound(size))
-          .pollInterval(Duration.ofSeconds(1))
-          .ignoreExceptions()
-          .untilAsserted(
-              () -> {
-                org.apache.kafka.clients.admin.TopicDescription d =
-                    admin
-                        .describeTopics(List.of(topic))
-                        .allTopicNames()
-                        .get(30, TimeUnit.SECONDS)
-                        .get(topic);
-                assertThat(d.partitions()).hasSize(size);
-                assertThat(d.partitions()).allSatisfy(p -> assertThat(p.leader()).isNotNull());
-              });
+      awaitEveryPartition(admin, topic, size, p -> assertThat(p.leader()).isNotNull());
     }
   }
 
