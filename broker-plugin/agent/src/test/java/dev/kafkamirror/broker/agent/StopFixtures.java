@@ -110,6 +110,25 @@ final class StopFixtures {
   }
 
   /**
+   * Creates {@code topic} with one partition on the source and on the destination (replication
+   * factor 3, min.insync.replicas 2), writes {@link #writeWithOpenTransaction} to it, mirrors it on
+   * every destination broker (mirror {@code m-<topic>}) until caught up, and closes the producer
+   * whose transaction stays open on the source.
+   */
+  static SourceData mirroredWithOpenTransaction(
+      KafkaCluster source, KafkaCluster destination, String topic) throws Exception {
+    source.createTopic(topic, 1, 1, Map.of());
+    destination.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
+    SourceData data = writeWithOpenTransaction(source, topic, topic);
+    try {
+      mirrorOnEveryBroker(source, destination, "m-" + topic, topic, data.logEndOffset());
+    } finally {
+      data.openTransaction().close(Duration.ZERO);
+    }
+    return data;
+  }
+
+  /**
    * Starts mirroring partition 0 of {@code topic} on every destination broker and waits until
    * caught up.
    */

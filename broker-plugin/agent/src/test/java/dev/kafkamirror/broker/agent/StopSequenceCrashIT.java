@@ -2,9 +2,7 @@ package dev.kafkamirror.broker.agent;
 
 import static dev.kafkamirror.broker.agent.StopFixtures.awaitReplicasConverged;
 import static dev.kafkamirror.broker.agent.StopFixtures.barrierOffsets;
-import static dev.kafkamirror.broker.agent.StopFixtures.mirrorOnEveryBroker;
 import static dev.kafkamirror.broker.agent.StopFixtures.replicaBytes;
-import static dev.kafkamirror.broker.agent.StopFixtures.writeWithOpenTransaction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -73,14 +71,8 @@ class StopSequenceCrashIT {
     String topic = "crash-" + lastStep + "-" + disruption.name().toLowerCase().replace('_', '-');
     TopicPartition tp = new TopicPartition(topic, 0);
     // Given a mirrored partition (RF=3) with a transaction open on the source
-    source.createTopic(topic, 1, 1, Map.of());
-    destination.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
-    StopFixtures.SourceData data = writeWithOpenTransaction(source, topic, topic);
-    try {
-      mirrorOnEveryBroker(source, destination, "m-" + topic, topic, data.logEndOffset());
-    } finally {
-      data.openTransaction().close(Duration.ZERO);
-    }
+    StopFixtures.SourceData data =
+        StopFixtures.mirroredWithOpenTransaction(source, destination, topic);
     StopDriver driver = new StopDriver(destination, source.clusterId());
 
     // When the stop runs up to a step, and then the leader dies or leadership moves

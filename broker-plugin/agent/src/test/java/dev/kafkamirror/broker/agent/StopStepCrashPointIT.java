@@ -2,9 +2,7 @@ package dev.kafkamirror.broker.agent;
 
 import static dev.kafkamirror.broker.agent.StopFixtures.awaitReplicasConverged;
 import static dev.kafkamirror.broker.agent.StopFixtures.barrierOffsets;
-import static dev.kafkamirror.broker.agent.StopFixtures.mirrorOnEveryBroker;
 import static dev.kafkamirror.broker.agent.StopFixtures.replicaBytes;
-import static dev.kafkamirror.broker.agent.StopFixtures.writeWithOpenTransaction;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -80,14 +78,8 @@ class StopStepCrashPointIT {
     String topic = "crashpoint-" + point.fileContent();
     TopicPartition tp = new TopicPartition(topic, 0);
     // Given a mirrored partition (RF=3) with a transaction open on the source
-    source.createTopic(topic, 1, 1, Map.of());
-    destination.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
-    StopFixtures.SourceData data = writeWithOpenTransaction(source, topic, topic);
-    try {
-      mirrorOnEveryBroker(source, destination, "m-" + topic, topic, data.logEndOffset());
-    } finally {
-      data.openTransaction().close(Duration.ZERO);
-    }
+    StopFixtures.SourceData data =
+        StopFixtures.mirroredWithOpenTransaction(source, destination, topic);
     StopDriver driver = new StopDriver(destination, source.clusterId());
     String crashingStep = stepOf(point);
     String stepBefore = StopDriver.STEPS.get(StopDriver.STEPS.indexOf(crashingStep) - 1);
@@ -122,15 +114,7 @@ class StopStepCrashPointIT {
     for (int i = 0; i < 4; i++) {
       String topic = "crashpoint-follower-batch-" + i;
       tps.add(new TopicPartition(topic, 0));
-      source.createTopic(topic, 1, 1, Map.of());
-      destination.createTopic(topic, 1, 3, Map.of("min.insync.replicas", "2"));
-      StopFixtures.SourceData d = writeWithOpenTransaction(source, topic, topic);
-      try {
-        mirrorOnEveryBroker(source, destination, "m-" + topic, topic, d.logEndOffset());
-      } finally {
-        d.openTransaction().close(Duration.ZERO);
-      }
-      data.put(topic, d);
+      data.put(topic, StopFixtures.mirroredWithOpenTransaction(source, destination, topic));
     }
     StopDriver driver = new StopDriver(destination, source.clusterId());
     driver.stopUpTo(tps, "remove-fetchers");
