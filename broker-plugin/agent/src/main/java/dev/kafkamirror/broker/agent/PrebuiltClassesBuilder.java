@@ -125,6 +125,17 @@ public final class PrebuiltClassesBuilder {
                 + " into different bytes in two runs: the prebuilt classes would not be what the"
                 + " agent makes at run time; find what varies (a map's order, a random name)");
       }
+      List<String> inaccessible = inaccessibleAgentMembers(first.get(internal), kafka);
+      if (!inaccessible.isEmpty()) {
+        throw new IllegalStateException(
+            "the transformed "
+                + internal.replace('/', '.')
+                + " uses "
+                + inaccessible
+                + ", which code inlined into Kafka's class cannot reach (IllegalAccessError at run"
+                + " time, which the advice would suppress: the hook would silently do nothing):"
+                + " make the class and the member public");
+      }
       String named = introducedRelocatedName(originals.get(internal), first.get(internal));
       if (named != null) {
         throw new IllegalStateException(
@@ -160,6 +171,85 @@ public final class PrebuiltClassesBuilder {
       transformed.put(original.getKey(), result);
     }
     return transformed;
+  }
+
+  /**
+   * The agent's methods and fields that {@code classFile} calls or reads but that are not public or
+   * sit in a class that is not public, as {@code owner.name descriptor}: advice code is inlined
+   * into Kafka's class, in another package, where only public members of public classes can be
+   * reached. A member that cannot be found is reported too.
+   */
+  static List<String> inaccessibleAgentMembers(byte[] classFile, ClassLoader loader) {
+    List<String> found = new ArrayList<>();
+    new net.bytebuddy.jar.asm.ClassReader(classFile)
+        .accept(
+            new net.bytebuddy.jar.asm.ClassVisitor(net.bytebuddy.jar.asm.Opcodes.ASM9) {
+              @Override
+              public net.bytebuddy.jar.asm.MethodVisitor visitMethod(
+                  int access, String name, String descriptor, String signature, String[] ex) {
+                return new net.bytebuddy.jar.asm.MethodVisitor(net.bytebuddy.jar.asm.Opcodes.ASM9) {
+                  @Override
+                  public void visitMethodInsn(
+                      int opcode, String owner, String member, String desc, boolean itf) {
+                    check(owner, member, desc, true);
+                  }
+
+                  @Override
+                  public void visitFieldInsn(int opcode, String owner, String member, String desc) {
+                    check(owner, member, desc, false);
+                  }
+
+                  private void check(String owner, String member, String desc, boolean method) {
+                    if (!owner.startsWith("dev/kafkamirror/")) {
+                      return;
+                    }
+                    String what = owner.replace('/', '.') + "." + member + " " + desc;
+                    if (!found.contains(what) && !reachable(owner, member, desc, method, loader)) {
+                      found.add(what);
+                    }
+                  }
+                };
+              }
+            },
+            net.bytebuddy.jar.asm.ClassReader.SKIP_DEBUG);
+    return found;
+  }
+
+  private static boolean reachable(
+      String owner, String member, String desc, boolean method, ClassLoader loader) {
+    try {
+      Class<?> type = Class.forName(owner.replace('/', '.'), false, loader);
+      if (!java.lang.reflect.Modifier.isPublic(type.getModifiers())) {
+        return false;
+      }
+      if (method && member.equals("<init>")) {
+        for (java.lang.reflect.Constructor<?> k : type.getDeclaredConstructors()) {
+          if (net.bytebuddy.jar.asm.Type.getConstructorDescriptor(k).equals(desc)) {
+            return java.lang.reflect.Modifier.isPublic(k.getModifiers());
+          }
+        }
+        return false;
+      }
+      for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+        if (method) {
+          for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+            if (m.getName().equals(member)
+                && net.bytebuddy.jar.asm.Type.getMethodDescriptor(m).equals(desc)) {
+              return java.lang.reflect.Modifier.isPublic(m.getModifiers());
+            }
+          }
+        } else {
+          for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+            if (f.getName().equals(member)) {
+              return java.lang.reflect.Modifier.isPublic(f.getModifiers());
+            }
+          }
+        }
+      }
+      return false;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   /**
