@@ -398,34 +398,17 @@ class FailoverLatencyBenchmark {
       own.close();
     }
 
-    /** Runs {@code jcmd pid args...} (the jcmd next to this JVM's java), bounded to 60 s. */
+    /** Runs {@code jcmd pid args...}; whether it succeeded (a failure is printed). */
     private static boolean jcmd(long pid, String... args) {
-      Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
-      Path jcmd = java.getParent() == null ? Path.of("jcmd") : java.getParent().resolve("jcmd");
-      List<String> command = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid)));
-      command.addAll(List.of(args));
       try {
-        Path log = Files.createTempFile("jcmd", ".log");
-        try {
-          Process p =
-              new ProcessBuilder(command)
-                  .redirectErrorStream(true)
-                  .redirectOutput(log.toFile())
-                  .start();
-          boolean ended = p.waitFor(60, TimeUnit.SECONDS);
-          if (!ended) {
-            p.destroyForcibly();
-          }
-          if (!ended || p.exitValue() != 0) {
-            System.out.println("profile: " + command + " failed: " + Files.readString(log).strip());
-            return false;
-          }
-          return true;
-        } finally {
-          Files.deleteIfExists(log);
+        Jcmd.Result r = Jcmd.run(pid, args);
+        if (r.exitCode() != 0) {
+          System.out.println(
+              "profile: jcmd " + pid + " " + List.of(args) + " failed: " + r.output().strip());
         }
-      } catch (java.io.IOException e) {
-        System.out.println("profile: " + command + " failed: " + e);
+        return r.exitCode() == 0;
+      } catch (java.io.IOException | IllegalStateException e) {
+        System.out.println("profile: jcmd " + pid + " " + List.of(args) + " failed: " + e);
         return false;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

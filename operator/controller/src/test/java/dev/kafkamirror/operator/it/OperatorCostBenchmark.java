@@ -413,17 +413,7 @@ class OperatorCostBenchmark {
   }
 
   private static String jcmd(long pid, String... command) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
-    cmd.add(Long.toString(pid));
-    cmd.addAll(List.of(command));
-    Process jcmd = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    byte[] out = jcmd.getInputStream().readAllBytes();
-    if (!jcmd.waitFor(60, TimeUnit.SECONDS)) {
-      jcmd.destroyForcibly();
-      throw new IllegalStateException(cmd + " did not finish within 60 s");
-    }
-    return new String(out, StandardCharsets.UTF_8);
+    return Jcmd.run(pid, command).output();
   }
 
   private static long threads(long pid) throws IOException {
