@@ -121,6 +121,15 @@ public final class MirrorEntry {
     this.sourceAnsweredAtMs = System.currentTimeMillis();
   }
 
+  /**
+   * How long the source has not answered a fetch of this partition at {@code nowMs}: since its last
+   * answer, or since this registration when it never answered.
+   */
+  long sourceSilentForMs(long nowMs) {
+    long answered = sourceAnsweredAtMs;
+    return Math.max(0L, nowMs - (answered >= 0 ? answered : registeredAtMs));
+  }
+
   /** Counts one fetch answer for this partition carrying {@code bytes} of records. */
   void fetched(long bytes) {
     fetches++;
@@ -367,6 +376,22 @@ public final class MirrorEntry {
               + sourceHighWatermark
               + " is that old); lag unknown";
       error = error == null ? silent : silent + "; " + error;
+    } else if (leader
+        && state == MirrorState.MIRRORING
+        && failed == null
+        && sourceMismatch == null
+        && sourceAnsweredAtMs < 0
+        && nowMs - registeredAtMs > SOURCE_SILENCE_MS) {
+      // Never answered: without this, a partition the fetcher keeps skipping (no leader known on
+      // the source, a membership not recorded, ...) looks like one that merely has no lag yet.
+      String never =
+          "no answer from the source since this registration "
+              + (nowMs - registeredAtMs) / 1000
+              + " s ago; lag unknown";
+      error =
+          never
+              + "; "
+              + (error == null ? "the fetcher recorded no reason (see the broker's log)" : error);
     }
     if (lag < 0 && sourceHighWatermark >= 0) {
       lag = -1L;

@@ -77,6 +77,8 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
   private static final long ERROR_BACKOFF_MS = 500L;
   private static final long STOP_STATE_SYNC_TIMEOUT_MS = 5_000L;
   private static final int FETCH_MAX_BYTES = 16 * 1024 * 1024;
+  private static final long STALL_REPORT_INTERVAL_MS = 60_000L;
+  private static final int STALLS_LISTED = 5;
 
   /** The longest wait for an answer in one round; an answer ends the wait at once. */
   private static final long POLL_MS = 2L * FETCH_MAX_WAIT_MS;
@@ -87,6 +89,7 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
   private long metadataRefreshedAtMs;
   private boolean metadataStale = true;
   private final MetadataBackoff metadataBackoff = new MetadataBackoff();
+  private long stallsReportedAtMs;
 
   private final SourceIdentity identity;
   private final MirrorAlignment alignment;
@@ -246,6 +249,7 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
         active.put(e.getKey(), partition.get());
       }
     }
+    reportStalls(active.keySet(), now);
     if (active.isEmpty()) {
       // Answers still due are read (and find nothing to append to) rather than left for later.
       if (!inFlight.isEmpty()) {
@@ -389,6 +393,60 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
       send(leaders.get(request.getKey()), request.getValue(), topicNames, active, epochs);
     }
     return pollAnswers(active);
+  }
+
+  /**
+   * At most once every {@value #STALL_REPORT_INTERVAL_MS} ms, logs the partitions led here that the
+   * source has not answered for longer than {@link MirrorEntry#SOURCE_SILENCE_MS} ms (never, or not
+   * since their last answer), with what this fetcher knows of each: a partition that is skipped
+   * round after round must not go unnoticed in the broker's log. Describe reports the same silence
+   * per partition.
+   */
+  private void reportStalls(java.util.Set<TopicPartition> ledHere, long now) {
+    if (now - stallsReportedAtMs < STALL_REPORT_INTERVAL_MS) {
+      return;
+    }
+    stallsReportedAtMs = now;
+    int stalled = 0;
+    StringBuilder examples = new StringBuilder();
+    for (TopicPartition tp : ledHere) {
+      MirrorEntry entry = registry.entry(tp).orElse(null);
+      if (entry == null
+          || entry.state() != MirrorState.MIRRORING
+          || entry.sourceSilentForMs(now) <= MirrorEntry.SOURCE_SILENCE_MS) {
+        continue;
+      }
+      stalled++;
+      if (stalled <= STALLS_LISTED) {
+        boolean sent = inFlight.values().stream().anyMatch(f -> f.partitions().containsKey(tp));
+        examples
+            .append(stalled == 1 ? "" : "; ")
+            .append(tp)
+            .append(": silent for ")
+            .append(entry.sourceSilentForMs(now) / 1000)
+            .append(" s, source leader ")
+            .append(source.leaderOf(tp) == null ? "unknown" : source.leaderOf(tp).idString())
+            .append(", source topic ")
+            .append(source.wasRead(tp.topic()) ? "read" : "not read yet")
+            .append(", source topic id ")
+            .append(entry.sourceTopicId() == null ? "not pinned" : "pinned")
+            .append(", stop state checked at epoch ")
+            .append(entry.stopStateCheckedAtEpoch())
+            .append(sent ? ", in a fetch in flight" : "")
+            .append(", last error: ")
+            .append(entry.lastError() == null ? "none recorded" : entry.lastError());
+      }
+    }
+    if (stalled > 0) {
+      LOG.warn(
+          "mirror fetcher for source {}: {} partitions led here have had no answer from the source"
+              + " for over {} s (first {}: {})",
+          source.key(),
+          stalled,
+          MirrorEntry.SOURCE_SILENCE_MS / 1000,
+          Math.min(stalled, STALLS_LISTED),
+          examples);
+    }
   }
 
   /**
@@ -593,6 +651,23 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     boolean progressed = false;
     Map<TopicPartition, FetchResponseData.PartitionData> data =
         answer.responseData(fetch.topicNames(), response.requestHeader().apiVersion());
+    for (TopicPartition tp : fetch.partitions().keySet()) {
+      if (!data.containsKey(tp)) {
+        // Never silent: a partition left out of every answer would otherwise wait unexplained.
+        registry
+            .entry(tp)
+            .ifPresent(
+                m ->
+                    m.error(
+                        "source broker "
+                            + leader
+                            + " of "
+                            + source.key()
+                            + " left "
+                            + tp
+                            + " out of its answer to a fetch"));
+      }
+    }
     // First every partition's answer is looked at and the source epochs its records start are
     // written, all together; then the records whose epochs are durable are appended.
     Map<TopicPartition, MemoryRecords> toAppend = new LinkedHashMap<>();

@@ -146,4 +146,51 @@ class MirrorEntryLagTest {
     assertThat(stale.get("lagRecords")).isEqualTo(-1L);
     assertThat((String) stale.get("lastError")).contains("no answer from the source");
   }
+
+  @Test
+  void aLeaderThatNeverHadAnAnswerFromTheSourceSaysSoAndWhyOnceTheSilenceIsLong() {
+    // Given a MIRRORING leader registered now, whose fetches never got an answer, with the reason
+    // the fetcher last recorded
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.error("no leader for orders-3 on source a");
+    long registered = System.currentTimeMillis();
+
+    // When described within the silence bound, Then only the recorded reason is reported
+    assertThat(entry.describe(0, true, registered + 1_000).get("lastError"))
+        .isEqualTo("no leader for orders-3 on source a");
+
+    // When described after more than the bound without any answer
+    Object error =
+        entry
+            .describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000)
+            .get("lastError");
+
+    // Then the silence since the registration is reported with the recorded reason, lag unknown
+    assertThat(String.valueOf(error))
+        .startsWith("no answer from the source since this registration ")
+        .contains("s ago; lag unknown")
+        .endsWith("; no leader for orders-3 on source a");
+    assertThat(entry.describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000))
+        .containsEntry("lagRecords", -1L);
+
+    // And a follower (which never fetches) reports no silence
+    assertThat(
+            entry
+                .describe(0, false, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000)
+                .get("lastError"))
+        .isEqualTo("no leader for orders-3 on source a");
+  }
+
+  @Test
+  void aNeverAnsweredLeaderWithoutARecordedReasonSaysThatNoneWasRecorded() {
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    long registered = System.currentTimeMillis();
+    Object error =
+        entry
+            .describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000)
+            .get("lastError");
+    assertThat(String.valueOf(error))
+        .startsWith("no answer from the source since this registration ")
+        .endsWith("the fetcher recorded no reason (see the broker's log)");
+  }
 }
