@@ -370,9 +370,11 @@ public final class MirrorEntry {
       // Stalled: the offsets are as old as the source's last answer; the source may be far ahead.
       lag = -1L;
       String silent =
-          "no answer from the source for "
-              + (nowMs - sourceAnsweredAtMs) / 1000
-              + " s (source high watermark "
+          "no answer from the source since "
+              + java.time.Instant.ofEpochMilli(sourceAnsweredAtMs)
+              + " (over "
+              + SOURCE_SILENCE_MS / 1000
+              + " s; the source high watermark "
               + sourceHighWatermark
               + " is that old); lag unknown";
       error = error == null ? silent : silent + "; " + error;
@@ -384,10 +386,14 @@ public final class MirrorEntry {
         && nowMs - registeredAtMs > SOURCE_SILENCE_MS) {
       // Never answered: without this, a partition the fetcher keeps skipping (no leader known on
       // the source, a membership not recorded, ...) looks like one that merely has no lag yet.
+      // The registration's time, not a count of seconds: the text stays the same from one
+      // describe to the next, so the operator's status does not change with every read of it.
       String never =
-          "no answer from the source since this registration "
-              + (nowMs - registeredAtMs) / 1000
-              + " s ago; lag unknown";
+          "no answer from the source since this registration at "
+              + java.time.Instant.ofEpochMilli(registeredAtMs)
+              + " (over "
+              + SOURCE_SILENCE_MS / 1000
+              + " s); lag unknown";
       error =
           never
               + "; "

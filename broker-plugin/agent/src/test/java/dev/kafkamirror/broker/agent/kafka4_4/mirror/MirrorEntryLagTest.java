@@ -145,6 +145,12 @@ class MirrorEntryLagTest {
     assertThat(fresh.get("lagRecords")).isEqualTo(0L);
     assertThat(stale.get("lagRecords")).isEqualTo(-1L);
     assertThat((String) stale.get("lastError")).contains("no answer from the source");
+    // And the words stay the same while the silence goes on (no status change per describe)
+    assertThat(
+            entry
+                .describe(20, true, answeredAt + MirrorEntry.SOURCE_SILENCE_MS + 65_000)
+                .get("lastError"))
+        .isEqualTo(stale.get("lastError"));
   }
 
   @Test
@@ -165,10 +171,16 @@ class MirrorEntryLagTest {
             .describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000)
             .get("lastError");
 
-    // Then the silence since the registration is reported with the recorded reason, lag unknown
+    // Then the silence since the registration is reported with the recorded reason, lag unknown,
+    // in words that do not change from one describe to the next
+    assertThat(error)
+        .isEqualTo(
+            entry
+                .describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 65_000)
+                .get("lastError"));
     assertThat(String.valueOf(error))
         .startsWith("no answer from the source since this registration ")
-        .contains("s ago; lag unknown")
+        .contains(" s); lag unknown")
         .endsWith("; no leader for orders-3 on source a");
     assertThat(entry.describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000))
         .containsEntry("lagRecords", -1L);
