@@ -122,6 +122,16 @@ public final class MirrorEntry {
   }
 
   /**
+   * The source answered a fetch of this partition without an error: its offsets are taken and the
+   * last error is cleared (an idle partition, which appends nothing, would otherwise report an
+   * error long over, such as one leader change on the source, for as long as it stays idle).
+   */
+  void answeredWithoutError(long sourceHw, long sourceLogStart) {
+    sourceOffsets(sourceHw, sourceLogStart);
+    this.lastError = null;
+  }
+
+  /**
    * How long the source has not answered a fetch of this partition at {@code nowMs}: since its last
    * answer, or since this registration when it never answered.
    */

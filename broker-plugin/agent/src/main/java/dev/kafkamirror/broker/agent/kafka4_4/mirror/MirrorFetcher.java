@@ -700,8 +700,9 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
         }
         continue;
       }
-      // Whatever follows, the source answered: its offsets are current, so the lag is too.
-      entry.sourceOffsets(pd.highWatermark(), pd.logStartOffset());
+      // Whatever follows, the source answered: its offsets are current, so the lag is too, and
+      // an error reported before this answer is over (what follows reports its own).
+      entry.answeredWithoutError(pd.highWatermark(), pd.logStartOffset());
       entry.fetched(pd.records() == null ? 0 : pd.records().sizeInBytes());
       SourceEpochs known = epochs.get(tp);
       if (FetchResponse.isDivergingEpoch(pd)) {

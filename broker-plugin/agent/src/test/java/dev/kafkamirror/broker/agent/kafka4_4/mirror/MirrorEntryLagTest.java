@@ -205,4 +205,22 @@ class MirrorEntryLagTest {
         .startsWith("no answer from the source since this registration ")
         .endsWith("the fetcher recorded no reason (see the broker's log)");
   }
+
+  @Test
+  void anAnswerWithoutErrorEndsTheErrorReportedBeforeItEvenWhenNothingIsAppended() {
+    // Given an idle mirror (nothing to append) whose source leader moved once
+    MirrorEntry entry = new MirrorEntry("a-to-b", MirrorState.MIRRORING);
+    entry.sourceOffsets(20, 0);
+    entry.error("orders-0 on source a: NOT_LEADER_OR_FOLLOWER");
+    assertThat(entry.describe(20, true).get("lastError"))
+        .isEqualTo("orders-0 on source a: NOT_LEADER_OR_FOLLOWER");
+
+    // When the new source leader answers without an error and without records
+    entry.answeredWithoutError(20, 0);
+
+    // Then no error is reported, and the offsets are the answer's
+    assertThat(entry.describe(20, true))
+        .doesNotContainKey("lastError")
+        .containsEntry("lagRecords", 0L);
+  }
 }
