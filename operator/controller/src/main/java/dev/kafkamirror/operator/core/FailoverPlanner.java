@@ -247,15 +247,20 @@ public final class FailoverPlanner {
    * read-only.
    */
   private static PartitionDecision registerFollowers(PartitionObservation o, PartitionPhase phase) {
+    // What the plugin last reported going wrong (cleared by its next append): a partition that
+    // is not fetched says why in its own status entry, not only in the broker's log.
+    String pluginError = o.described().mirror() == null ? null : o.described().mirror().lastError();
     if (o.replicasWithoutMirror().isEmpty()) {
-      return new PartitionDecision(o.key(), Action.NONE, phase, null, null);
+      return new PartitionDecision(o.key(), Action.NONE, phase, null, pluginError);
     }
+    String missing =
+        "brokers " + o.replicasWithoutMirror() + " hold no mirror registration of " + o.key();
     return new PartitionDecision(
         o.key(),
         Action.START_MIRRORING,
         phase,
         null,
-        "brokers " + o.replicasWithoutMirror() + " hold no mirror registration of " + o.key());
+        pluginError == null ? missing : missing + "; " + pluginError);
   }
 
   private static PartitionDecision finalState(

@@ -59,6 +59,8 @@ public final class StatusComputer {
     EnumMap<PartitionPhase, Integer> counts = new EnumMap<>(PartitionPhase.class);
     long maxLag = 0;
     int lagUnknown = 0;
+    // The first partition of unknown lag (in key order) for which the plugin reported why.
+    PartitionDecision lagUnknownExplained = null;
     String observedSource = null;
     for (PartitionDecision d : decisions) {
       counts.merge(d.phase(), 1, Integer::sum);
@@ -67,6 +69,11 @@ public final class StatusComputer {
       if (d.phase() != PartitionPhase.STOPPED) {
         if (lag == null) {
           lagUnknown++;
+          if (d.message() != null
+              && (lagUnknownExplained == null
+                  || d.key().compareTo(lagUnknownExplained.key()) < 0)) {
+            lagUnknownExplained = d;
+          }
         } else {
           maxLag = Math.max(maxLag, lag);
         }
@@ -333,7 +340,13 @@ public final class StatusComputer {
                   + (lagUnknown > 0
                       ? "; lag unknown on "
                           + lagUnknown
-                          + " (no fetch from the source yet), so maxLagRecords is not set"
+                          + " (no answer from the source yet), so maxLagRecords is not set"
+                          + (lagUnknownExplained == null
+                              ? ""
+                              : "; first with a reason: "
+                                  + lagUnknownExplained.key()
+                                  + ": "
+                                  + lagUnknownExplained.message())
                       : "")));
     } else {
       String reason =

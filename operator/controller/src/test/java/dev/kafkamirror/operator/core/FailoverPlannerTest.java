@@ -1,7 +1,9 @@
 package dev.kafkamirror.operator.core;
 
+import static dev.kafkamirror.operator.core.Observations.MIRROR;
 import static dev.kafkamirror.operator.core.Observations.OTHER_SOURCE;
 import static dev.kafkamirror.operator.core.Observations.SOURCE;
+import static dev.kafkamirror.operator.core.Observations.SOURCE_TOPIC_ID;
 import static dev.kafkamirror.operator.core.Observations.described;
 import static dev.kafkamirror.operator.core.Observations.intent;
 import static dev.kafkamirror.operator.core.Observations.mirror;
@@ -226,6 +228,27 @@ class FailoverPlannerTest {
     assertThat(plan.decisions())
         .extracting(PartitionDecision::action)
         .containsExactly(Action.START_MIRRORING, Action.RESUME, Action.NONE);
+  }
+
+  @Test
+  void aMirroringPartitionCarriesWhatThePluginLastReportedGoingWrongIntoItsMessage() {
+    // Given a mirroring partition the source never answered, and a caught-up one
+    String why =
+        "no answer from the source since this registration at 2026-12-04T18:02:40Z (over 30 s);"
+            + " lag unknown; no leader for orders-0 on source a";
+    PartitionObservation.Mirror stalled =
+        new PartitionObservation.Mirror(
+            MIRROR, "MIRRORING", SOURCE, SOURCE, -1L, -1L, why, null, SOURCE_TOPIC_ID);
+    List<PartitionObservation> os =
+        List.of(described(0, stalled, null), described(1, mirror("MIRRORING", 0), null));
+
+    // When Mirroring is planned
+    FailoverPlan plan = FailoverPlanner.plan(intent(MirrorIntent.Target.MIRRORING), os, null, 0);
+
+    // Then nothing is called for either, and the stalled one says why in its message
+    assertThat(plan.decisions()).extracting(PartitionDecision::action).containsOnly(Action.NONE);
+    assertThat(plan.decisions().get(0).message()).isEqualTo(why);
+    assertThat(plan.decisions().get(1).message()).isNull();
   }
 
   @Test

@@ -75,6 +75,42 @@ class StatusComputerTest {
   }
 
   @Test
+  void theMirroringConditionNamesAPartitionOfUnknownLagWithWhatThePluginReported() {
+    // Given three mirroring partitions: one caught up, two the source never answered, the second
+    // of them with the reason the plugin recorded
+    String why =
+        "no answer from the source since this registration at 2026-12-04T18:02:40Z (over 30 s);"
+            + " lag unknown; no leader for orders-2 on source a";
+    List<PartitionObservation> os =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null),
+            described(1, mirror("MIRRORING", -1), null),
+            described(
+                2,
+                new PartitionObservation.Mirror(
+                    "orders",
+                    "MIRRORING",
+                    Observations.SOURCE,
+                    Observations.SOURCE,
+                    -1L,
+                    -1L,
+                    why,
+                    null,
+                    null),
+                null));
+
+    // When the status is computed
+    ClusterMirrorStatus status = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+
+    // Then the condition counts both and names the one that says why, with its reason
+    assertThat(condition(status, Conditions.MIRRORING).getMessage())
+        .contains("lag unknown on 2 (no answer from the source yet)")
+        .contains("orders-2: " + why);
+    // And the partition's own entry carries the reason
+    assertThat(messageOf(status, 2)).isEqualTo(why);
+  }
+
+  @Test
   void lastTransitionTimeMovesOnlyWhenTheStatusChanges() {
     // Given a mirroring resource observed twice, then paused
     List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 4), null));
@@ -103,7 +139,7 @@ class StatusComputerTest {
     // Then maxLagRecords is absent rather than 0, and the Mirroring condition says why
     assertThat(status.getMaxLagRecords()).isNull();
     assertThat(condition(status, Conditions.MIRRORING).getMessage())
-        .contains("lag unknown on 1 (no fetch from the source yet)");
+        .contains("lag unknown on 1 (no answer from the source yet)");
     assertThat(status.getPartitions())
         .filteredOn(p -> p.getPartition() == 1)
         .extracting(p -> p.getLagRecords())
