@@ -8,6 +8,7 @@ import dev.kafkamirror.broker.agent.kafka4_4.mirror.MirrorState;
 import dev.kafkamirror.broker.agent.stop.StopPartitions;
 import dev.kafkamirror.broker.agent.stop.StopTarget;
 import dev.kafkamirror.broker.core.stop.StopStateKey;
+import dev.kafkamirror.broker.core.stop.rules.LeadershipInFlight;
 import dev.kafkamirror.broker.core.stop.rules.LocalState;
 import dev.kafkamirror.contract.PartitionError.Code;
 import java.util.ArrayList;
@@ -44,6 +45,8 @@ final class KafkaStopPartitions implements StopPartitions {
       return null;
     }
   }
+
+  private static final long LEADERSHIP_POLL_MS = 10L;
 
   private final MirrorRegistry registry;
 
@@ -94,6 +97,69 @@ final class KafkaStopPartitions implements StopPartitions {
         log,
         entry,
         new StopStateKey(entry.mirrorName(), topicId.toString(), tp.partition()));
+  }
+
+  /**
+   * Polls every {@value #LEADERSHIP_POLL_MS} ms, until {@code timeoutMs} passed, the partitions of
+   * {@code refs} whose leadership this broker's metadata cache gives it and its replica manager has
+   * not applied ({@link LeadershipInFlight}). Reads only: the metadata cache and the online
+   * partitions; called on the control worker thread.
+   */
+  @Override
+  public void awaitLeadership(List<PartitionRef> refs, long timeoutMs) {
+    ReplicaManager rm = BrokerHandles.replicaManager().orElse(null);
+    if (rm == null || timeoutMs <= 0) {
+      return;
+    }
+    List<TopicPartition> pending = new ArrayList<>();
+    for (PartitionRef ref : refs) {
+      TopicPartition tp = new TopicPartition(ref.topic(), ref.partition());
+      if (awaitingLeadership(rm, tp)) {
+        pending.add(tp);
+      }
+    }
+    if (pending.isEmpty()) {
+      return;
+    }
+    long start = System.nanoTime();
+    long deadline = start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    int awaited = pending.size();
+    while (!pending.isEmpty() && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(LEADERSHIP_POLL_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      pending.removeIf(tp -> !awaitingLeadership(rm, tp));
+    }
+    LOG.debug(
+        "awaited the leadership of {} partitions this broker's metadata gives it: {} ms, {} still"
+            + " not applied",
+        awaited,
+        (System.nanoTime() - start) / 1_000_000L,
+        pending.size());
+  }
+
+  private static boolean awaitingLeadership(ReplicaManager rm, TopicPartition tp) {
+    try {
+      java.util.Optional<org.apache.kafka.metadata.LeaderAndIsr> image =
+          rm.metadataCache().getLeaderAndIsr(tp.topic(), tp.partition());
+      if (image.isEmpty()) {
+        return false;
+      }
+      scala.Option<Partition> local = rm.onlinePartition(tp);
+      boolean hosted = local.isDefined();
+      return LeadershipInFlight.awaiting(
+          rm.localBrokerId(),
+          image.get().leader(),
+          image.get().leaderEpoch(),
+          hosted,
+          hosted && local.get().isLeader(),
+          hosted ? local.get().getLeaderEpoch() : -1);
+    } catch (RuntimeException e) {
+      return false; // nothing to wait for that can be known; resolve answers as before
+    }
   }
 
   @Override

@@ -16,6 +16,15 @@ public interface StopPartitions {
    */
   StopTarget resolve(PartitionRef ref, boolean requireLeader) throws PartitionOperationException;
 
+  /**
+   * Waits, at most {@code timeoutMs}, until this broker has applied the leadership of each of
+   * {@code refs} that its own metadata already gives it in a newer leader epoch than its replica
+   * has (the window between the metadata image and the replica manager applying it, right after a
+   * leader moved here). Returns at once when there is none; never fails: a partition still not led
+   * here afterwards is refused by {@link #resolve} as before.
+   */
+  void awaitLeadership(List<PartitionRef> refs, long timeoutMs);
+
   /** Whether {@code ref} is a mirror partition in this broker's registry. */
   boolean isMirror(PartitionRef ref);
 

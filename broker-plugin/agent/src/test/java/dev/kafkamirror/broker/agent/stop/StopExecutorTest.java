@@ -100,6 +100,41 @@ class StopExecutorTest {
   }
 
   @Test
+  void aLeaderOnlyStepWaitsBoundedForALeadershipTheBrokersMetadataAlreadyGivesIt()
+      throws Exception {
+    // Given a partition the broker's metadata names this broker leader of (a fence moved it here)
+    // while the broker has not applied that leadership yet
+    TestingStopTarget t = stoppingPartition(0);
+    t.lastStable = 10;
+    t.leader = false;
+    partitions.leadershipInFlight.add(t.ref());
+
+    // When the truncate step (leader only) is called on it
+    List<StepOutcome> out = executor.truncate(refs(t), 30_000L);
+
+    // Then the step waited for that leadership, at most a second, and ran, instead of answering
+    // NOT_LEADER and costing the operator another round
+    assertThat(out.get(0).error()).isNull();
+    assertThat(partitions.leadershipAwaits).containsExactly("[t-0] within 1000");
+    assertThat(events).contains("t-0 truncate 10");
+  }
+
+  @Test
+  void aPartitionLedElsewhereIsStillRefusedAfterTheWait() throws Exception {
+    // Given a partition another broker leads, with no leadership in flight to this one
+    TestingStopTarget t = stoppingPartition(0);
+    t.leader = false;
+
+    // When the persist-offsets step (leader only) is called on it with little time left
+    List<StepOutcome> out = executor.persistOffsets(refs(t), 400L);
+
+    // Then the wait was bounded by the call's own time, and the answer is NOT_LEADER
+    assertThat(partitions.leadershipAwaits).containsExactly("[t-0] within 100");
+    assertThat(out.get(0).error()).isNotNull();
+    assertThat(out.get(0).error().code()).isEqualTo(Code.NOT_LEADER);
+  }
+
+  @Test
   void aStaleHighWatermarkIsWaitedForAndThenTheLastStableOffsetIsTheTarget() throws Exception {
     // Given a new leader whose high watermark reaches its log end only after a few reads
     TestingStopTarget t = stoppingPartition(0);

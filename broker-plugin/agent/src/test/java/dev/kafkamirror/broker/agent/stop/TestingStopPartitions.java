@@ -42,6 +42,25 @@ final class TestingStopPartitions implements StopPartitions {
     return t;
   }
 
+  /**
+   * Targets whose leadership the broker's metadata already gives this broker but that the broker
+   * has not applied yet: an {@link #awaitLeadership} call applies it (they become leaders).
+   */
+  final java.util.Set<PartitionRef> leadershipInFlight = new java.util.HashSet<>();
+
+  /** The partitions and bound of every {@link #awaitLeadership} call, in order. */
+  final List<String> leadershipAwaits = new java.util.ArrayList<>();
+
+  @Override
+  public void awaitLeadership(List<PartitionRef> refs, long timeoutMs) {
+    leadershipAwaits.add(refs.stream().map(PartitionRef::key).toList() + " within " + timeoutMs);
+    for (PartitionRef ref : refs) {
+      if (leadershipInFlight.remove(ref)) {
+        targets.get(ref).leader = true;
+      }
+    }
+  }
+
   @Override
   public boolean isMirror(PartitionRef ref) {
     return targets.containsKey(ref);
