@@ -102,10 +102,15 @@ class FailoverLatencyBenchmark {
               withHeap(
                   KafkaClusterConfig.builder("bench-a")
                       .singleNode()
-                      .brokerProperty("num.partitions", "1")));
+                      .brokerProperty("num.partitions", "1")
+                      // the logs of a run's deleted topic go within seconds, not a minute
+                      .brokerProperty("file.delete.delay.ms", "1000")));
       KafkaCluster destination =
           env.startCluster(
-              withHeap(MirrorFixtures.destination("bench-b").controllerPlusBrokers(3)));
+              withHeap(
+                  MirrorFixtures.destination("bench-b")
+                      .controllerPlusBrokers(3)
+                      .brokerProperty("file.delete.delay.ms", "1000")));
       env.installCrdAndNamespaces(NS);
       env.startOperator(Map.of("CMO_RESYNC_MS", "30000"));
       for (int size : sizes) {
@@ -202,6 +207,13 @@ class FailoverLatencyBenchmark {
               try (org.apache.kafka.clients.admin.Admin admin = c.admin()) {
                 admin.deleteTopics(List.of(topic)).all().get(120, TimeUnit.SECONDS);
               }
+            }
+            // Deletion is asynchronous: until the logs are gone their files stay open. At 10,000
+            // partitions the source broker then ran out of file descriptors (20,000 here) while
+            // creating the next run's topic, left 147 of its partitions in the metadata but not
+            // hosted, and answered NOT_LEADER_OR_FOLLOWER for them for good.
+            for (KafkaCluster c : List.of(source, destination)) {
+              awaitLogsDeleted(c, topic, setupBound(size));
             }
           }
           List<Long> sorted = new ArrayList<>(millis);
@@ -415,6 +427,28 @@ class FailoverLatencyBenchmark {
         return false;
       }
     }
+  }
+
+  /**
+   * Waits, within {@code bound}, until no broker of {@code cluster} has a log directory of {@code
+   * topic} left (deleted ones are renamed {@code topic-N.<id>-delete} and removed after {@code
+   * file.delete.delay.ms}).
+   */
+  private static void awaitLogsDeleted(KafkaCluster cluster, String topic, Duration bound) {
+    await("the logs of deleted topic " + topic + " removed from " + cluster.name())
+        .atMost(bound)
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () -> {
+              for (int broker : cluster.brokerIds()) {
+                try (java.util.stream.Stream<Path> dirs = Files.list(cluster.logDir(broker))) {
+                  if (dirs.anyMatch(d -> d.getFileName().toString().startsWith(topic + "-"))) {
+                    return false;
+                  }
+                }
+              }
+              return true;
+            });
   }
 
   /** {@code cluster} with -Xms and -Xmx of {@code cmo.bench.brokerHeap} when it is set. */
