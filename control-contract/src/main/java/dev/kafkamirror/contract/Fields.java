@@ -137,6 +137,14 @@ public final class Fields {
     public static final String BATCHES_APPENDED = "batchesAppended";
     public static final String LAST_ERROR = "lastError";
 
+    /**
+     * On a MIRRORING leader whose source has not answered a fetch of the partition for longer than
+     * the plugin's silence bound (30 s): since when (ISO-8601 instant of the last answer, or of the
+     * registration when there was none). Absent otherwise; the instant does not move while the
+     * silence lasts.
+     */
+    public static final String SOURCE_SILENT_SINCE = "sourceSilentSince";
+
     /** With {@link MirrorState#SOURCE_MISMATCH}: the registration's own state. */
     public static final String REGISTERED_STATE = "registeredState";
 

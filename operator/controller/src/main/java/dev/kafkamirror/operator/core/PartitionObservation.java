@@ -75,6 +75,8 @@ public record PartitionObservation(
    *
    * @param sourceTopicId the id of the source topic this partition mirrors, pinned before its first
    *     mirrored append; null before that (or from a plugin without it)
+   * @param sourceSilentSince on a leader whose source has not answered for longer than the plugin's
+   *     silence bound: since when (ISO-8601); null otherwise
    */
   public record Mirror(
       String mirrorName,
@@ -85,7 +87,48 @@ public record PartitionObservation(
       Long lagRecords,
       String lastError,
       String failedReason,
-      String sourceTopicId) {}
+      String sourceTopicId,
+      String sourceSilentSince) {
+
+    /** Without a silence (a source that answers, or a plugin without the field). */
+    public Mirror(
+        String mirrorName,
+        String state,
+        String sourceClusterId,
+        String expectedSourceClusterId,
+        Long lastMirroredOffset,
+        Long lagRecords,
+        String lastError,
+        String failedReason,
+        String sourceTopicId) {
+      this(
+          mirrorName,
+          state,
+          sourceClusterId,
+          expectedSourceClusterId,
+          lastMirroredOffset,
+          lagRecords,
+          lastError,
+          failedReason,
+          sourceTopicId,
+          null);
+    }
+
+    /**
+     * Since when the source has not answered the leader's fetches (longer than the plugin's silence
+     * bound), or null: while it answers, or when the value is not an instant.
+     */
+    public java.time.Instant sourceSilentSinceInstant() {
+      if (sourceSilentSince == null) {
+        return null;
+      }
+      try {
+        return java.time.Instant.parse(sourceSilentSince);
+      } catch (java.time.format.DateTimeParseException e) {
+        return null;
+      }
+    }
+  }
 
   /**
    * {@code describe.stop}: the durable stop state, absent before a stop starts.

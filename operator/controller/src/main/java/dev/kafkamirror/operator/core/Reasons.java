@@ -28,6 +28,12 @@ public final class Reasons {
   public static final String PARTITIONS_UNREACHABLE = "PartitionsUnreachable";
 
   /**
+   * Degraded=True (the plugin keeps asking; not Stalled): mirroring partitions whose source has not
+   * answered their leader's fetches for longer than {@link StatusComputer#SOURCE_SILENCE_DEGRADED}.
+   */
+  public static final String SOURCE_NOT_ANSWERING = "SourceNotAnswering";
+
+  /**
    * Mirroring and Ready are not True: the source has partitions the destination lacks (added on the
    * source; being added on the destination, or held by a stop).
    */

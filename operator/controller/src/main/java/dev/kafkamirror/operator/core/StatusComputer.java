@@ -42,6 +42,13 @@ import java.util.Objects;
  */
 public final class StatusComputer {
 
+  /**
+   * How long the source may leave a mirroring partition's leader without an answer before the
+   * mirror is Degraded ({@link Reasons#SOURCE_NOT_ANSWERING}): longer than a source leader election
+   * or a broker restart takes, short enough to page someone while the lag is still small.
+   */
+  public static final java.time.Duration SOURCE_SILENCE_DEGRADED = java.time.Duration.ofMinutes(2);
+
   private StatusComputer() {}
 
   public static ClusterMirrorStatus compute(StatusInputs in, Clock clock) {
@@ -85,6 +92,21 @@ public final class StatusComputer {
         observedSource = o.described().mirror().sourceClusterId();
       }
     }
+    // Mirroring partitions whose source has not answered for longer than the bound, in key order.
+    List<PartitionObservation> silent = new ArrayList<>();
+    for (PartitionDecision d : decisions) {
+      PartitionObservation o = byKey.get(d.key());
+      if (d.phase() == PartitionPhase.MIRRORING
+          && o != null
+          && o.described() != null
+          && o.described().mirror() != null) {
+        Instant since = o.described().mirror().sourceSilentSinceInstant();
+        if (since != null && !since.isAfter(now.minus(SOURCE_SILENCE_DEGRADED))) {
+          silent.add(o);
+        }
+      }
+    }
+    silent.sort(Comparator.comparing(PartitionObservation::key));
     int total = decisions.size();
     int stopped = counts.getOrDefault(PartitionPhase.STOPPED, 0);
     int failed = counts.getOrDefault(PartitionPhase.FAILED, 0);
@@ -215,6 +237,24 @@ public final class StatusComputer {
               + total
               + " partitions could not be observed: "
               + firstMessage(decisions);
+      needsHuman = false;
+    } else if (!stopWanted && !silent.isEmpty()) {
+      // Not Stalled: the plugin keeps asking and mirrors on as soon as the source answers. Not
+      // during a stop, which never needs the source.
+      PartitionObservation first = silent.get(0);
+      PartitionObservation.Mirror m = first.described().mirror();
+      degradedReason = Reasons.SOURCE_NOT_ANSWERING;
+      degradedMessage =
+          silent.size()
+              + " of "
+              + total
+              + " mirroring partitions have had no answer from the source for over "
+              + SOURCE_SILENCE_DEGRADED.toMinutes()
+              + " minutes; first "
+              + first.key()
+              + ", silent since "
+              + m.sourceSilentSince()
+              + (m.lastError() == null ? "" : ": " + m.lastError());
       needsHuman = false;
     }
     boolean degraded = degradedReason != null;

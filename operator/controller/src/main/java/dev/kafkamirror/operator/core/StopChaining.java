@@ -404,7 +404,8 @@ public final class StopChaining {
             m.lagRecords(),
             m.lastError(),
             m.failedReason(),
-            m.sourceTopicId());
+            m.sourceTopicId(),
+            m.sourceSilentSince());
     return PartitionObservation.described(
         before.key(),
         before.leaderId(),

@@ -251,6 +251,24 @@ class ControlContractTest {
   }
 
   @Test
+  void aSilentSourceReachesTheCoreWithSinceWhen() {
+    // Given a describe of a mirroring leader whose source has not answered since 18:02:40
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+    body.put(Fields.Describe.LEADER_ID, 1);
+    com.fasterxml.jackson.databind.node.ObjectNode mirror = body.putObject(Fields.Describe.MIRROR);
+    mirror.put(Fields.Mirror.MIRROR_NAME, "orders-mirror");
+    mirror.put(Fields.Mirror.STATE, MirrorState.MIRRORING.name());
+    mirror.put(Fields.Mirror.SOURCE_SILENT_SINCE, "2026-12-04T18:02:40Z");
+    // When the operator binds it
+    PartitionObservation.Mirror m =
+        new ControlResult(new PartitionKey("orders", 0), 1, body, null, null).described().mirror();
+    // Then since when is there, as an instant
+    assertThat(m.sourceSilentSinceInstant())
+        .isEqualTo(java.time.Instant.parse("2026-12-04T18:02:40Z"));
+  }
+
+  @Test
   void theOperatorsDescribeRecordsNameOnlyFieldsOfTheContract() throws Exception {
     // The core records are bound by their components' names: each one must be a contract field
     assertNamesAreContractFields(

@@ -111,6 +111,54 @@ class StatusComputerTest {
   }
 
   @Test
+  void aSourceSilentForLongerThanTheBoundDegradesTheMirrorWithoutStallingIt() {
+    // Given two mirroring partitions whose source has been silent: one for 1 minute, one for 3
+    String why = "orders-1 on source a: NOT_LEADER_OR_FOLLOWER";
+    List<PartitionObservation> os =
+        List.of(
+            described(0, silentSince(T0.minusSeconds(60), null), null),
+            described(1, silentSince(T0.minusSeconds(180), why), null));
+
+    // When the status is computed
+    ClusterMirrorStatus status = compute(MirrorIntent.Target.MIRRORING, os, null, T0, 1);
+
+    // Then the mirror is Degraded for the one over the bound, naming it, since when and why
+    Condition degraded = condition(status, Conditions.DEGRADED);
+    assertThat(degraded.getStatus()).isEqualTo("True");
+    assertThat(degraded.getReason()).isEqualTo(Reasons.SOURCE_NOT_ANSWERING);
+    assertThat(degraded.getMessage())
+        .startsWith("1 of 2 mirroring partitions have had no answer from the source")
+        .contains("orders-1", T0.minusSeconds(180).toString(), why);
+    // And not Stalled: the plugin keeps asking, the operator has nothing to retry
+    assertThat(condition(status, Conditions.STALLED).getStatus()).isEqualTo("False");
+
+    // When the silence is under the bound on every partition, Then nothing is degraded
+    ClusterMirrorStatus fine =
+        compute(
+            MirrorIntent.Target.MIRRORING,
+            List.of(described(0, silentSince(T0.minusSeconds(60), null), null)),
+            null,
+            T0,
+            1);
+    assertThat(condition(fine, Conditions.DEGRADED).getStatus()).isEqualTo("False");
+  }
+
+  /** A MIRRORING leader whose source has not answered since {@code since}. */
+  private static PartitionObservation.Mirror silentSince(Instant since, String lastError) {
+    return new PartitionObservation.Mirror(
+        "orders",
+        "MIRRORING",
+        Observations.SOURCE,
+        Observations.SOURCE,
+        1L,
+        -1L,
+        lastError,
+        null,
+        null,
+        since.toString());
+  }
+
+  @Test
   void lastTransitionTimeMovesOnlyWhenTheStatusChanges() {
     // Given a mirroring resource observed twice, then paused
     List<PartitionObservation> os = List.of(described(0, mirror("MIRRORING", 4), null));

@@ -1,6 +1,7 @@
 package dev.kafkamirror.broker.agent.kafka4_4.mirror;
 
 import dev.kafkamirror.contract.Fields;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -369,6 +370,8 @@ public final class MirrorEntry {
     long lag = sourceHighWatermark < 0 ? -1L : sourceHighWatermark - localLogEndOffset;
     String error = lastError;
     String failed = failedReason;
+    // Since when the source has been silent, on a leader that fetches (null while it answers).
+    Instant silentSince = null;
     boolean halted =
         failed != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
     if (leader
@@ -379,9 +382,10 @@ public final class MirrorEntry {
         && nowMs - sourceAnsweredAtMs > SOURCE_SILENCE_MS) {
       // Stalled: the offsets are as old as the source's last answer; the source may be far ahead.
       lag = -1L;
+      silentSince = Instant.ofEpochMilli(sourceAnsweredAtMs);
       String silent =
           "no answer from the source since "
-              + java.time.Instant.ofEpochMilli(sourceAnsweredAtMs)
+              + Instant.ofEpochMilli(sourceAnsweredAtMs)
               + " (over "
               + SOURCE_SILENCE_MS / 1000
               + " s; the source high watermark "
@@ -396,11 +400,12 @@ public final class MirrorEntry {
         && nowMs - registeredAtMs > SOURCE_SILENCE_MS) {
       // Never answered: without this, a partition the fetcher keeps skipping (no leader known on
       // the source, a membership not recorded, ...) looks like one that merely has no lag yet.
+      silentSince = Instant.ofEpochMilli(registeredAtMs);
       // The registration's time, not a count of seconds: the text stays the same from one
       // describe to the next, so the operator's status does not change with every read of it.
       String never =
           "no answer from the source since this registration at "
-              + java.time.Instant.ofEpochMilli(registeredAtMs)
+              + Instant.ofEpochMilli(registeredAtMs)
               + " (over "
               + SOURCE_SILENCE_MS / 1000
               + " s); lag unknown";
@@ -461,6 +466,9 @@ public final class MirrorEntry {
     out.put(Fields.Mirror.SOURCE_LOG_START_OFFSET, sourceLogStartOffset);
     out.put(Fields.Mirror.LAG_RECORDS, lag);
     out.put(Fields.Mirror.BATCHES_APPENDED, batchesAppended);
+    if (silentSince != null) {
+      out.put(Fields.Mirror.SOURCE_SILENT_SINCE, silentSince.toString());
+    }
     if (alignment != null) {
       out.put(Fields.StepResult.ALIGNMENT, alignment);
     }

@@ -145,6 +145,10 @@ class MirrorEntryLagTest {
     assertThat(fresh.get("lagRecords")).isEqualTo(0L);
     assertThat(stale.get("lagRecords")).isEqualTo(-1L);
     assertThat((String) stale.get("lastError")).contains("no answer from the source");
+    // And since when is a field of its own: the last answer's instant, absent while it answers
+    assertThat(fresh).doesNotContainKey("sourceSilentSince");
+    assertThat(java.time.Instant.parse((String) stale.get("sourceSilentSince")).toEpochMilli())
+        .isBetween(answeredAt - 5_000, answeredAt);
     // And the words stay the same while the silence goes on (no status change per describe)
     assertThat(
             entry
@@ -185,6 +189,14 @@ class MirrorEntryLagTest {
     assertThat(entry.describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000))
         .containsEntry("lagRecords", -1L);
 
+    // And since when is the registration's instant, in a field of its own
+    String since =
+        (String)
+            entry
+                .describe(0, true, registered + MirrorEntry.SOURCE_SILENCE_MS + 5_000)
+                .get("sourceSilentSince");
+    assertThat(java.time.Instant.parse(since).toEpochMilli())
+        .isBetween(registered - 5_000, registered);
     // And a follower (which never fetches) reports no silence
     assertThat(
             entry
