@@ -101,9 +101,9 @@ final class KafkaStopPartitions implements StopPartitions {
 
   /**
    * Polls every {@value #LEADERSHIP_POLL_MS} ms, until {@code timeoutMs} passed, the partitions of
-   * {@code refs} whose leadership a caller expects here and this broker has not applied ({@link
-   * LeadershipInFlight}). Reads only: the metadata cache and the online partitions; called on the
-   * control worker thread.
+   * {@code refs} whose leadership this broker's metadata cache gives it and its replica manager has
+   * not applied ({@link LeadershipInFlight}). Reads only: the metadata cache and the online
+   * partitions; called on the control worker thread.
    */
   @Override
   public void awaitLeadership(List<PartitionRef> refs, long timeoutMs) {
@@ -134,8 +134,8 @@ final class KafkaStopPartitions implements StopPartitions {
       pending.removeIf(tp -> !awaitingLeadership(rm, tp));
     }
     LOG.debug(
-        "awaited the leadership of {} partitions a caller expects here: {} ms, {} still not"
-            + " applied",
+        "awaited the leadership of {} partitions this broker's metadata gives it: {} ms, {} still"
+            + " not applied",
         awaited,
         (System.nanoTime() - start) / 1_000_000L,
         pending.size());
@@ -145,12 +145,15 @@ final class KafkaStopPartitions implements StopPartitions {
     try {
       java.util.Optional<org.apache.kafka.metadata.LeaderAndIsr> image =
           rm.metadataCache().getLeaderAndIsr(tp.topic(), tp.partition());
+      if (image.isEmpty()) {
+        return false;
+      }
       scala.Option<Partition> local = rm.onlinePartition(tp);
       boolean hosted = local.isDefined();
       return LeadershipInFlight.awaiting(
           rm.localBrokerId(),
-          image.map(org.apache.kafka.metadata.LeaderAndIsr::leader).orElse(-1),
-          image.map(org.apache.kafka.metadata.LeaderAndIsr::leaderEpoch).orElse(-1),
+          image.get().leader(),
+          image.get().leaderEpoch(),
           hosted,
           hosted && local.get().isLeader(),
           hosted ? local.get().getLeaderEpoch() : -1);

@@ -154,12 +154,10 @@ public final class StopExecutor {
   }
 
   /**
-   * Before a leader-only step: the operator calls the broker its metadata names, and right after a
-   * leader moved here (a fence, an election) that metadata can be ahead of this broker (of its
-   * replica manager, sometimes of its own metadata image). Waiting a little for that leadership
-   * saves the operator a round (2 to 3 s at 1,000 partitions); the wait is at most {@value
-   * #LEADERSHIP_WAIT_MS} ms and a quarter of the call's time, and costs that much only when the
-   * operator's view is the stale one.
+   * Before a leader-only step: a leader that moved here (a fence, an election) is in the broker's
+   * metadata before the broker applies it, and the operator calls the broker its metadata names.
+   * Waiting a little for that leadership saves the operator a round (seconds at 1,000 partitions);
+   * the wait is at most {@value #LEADERSHIP_WAIT_MS} ms and a quarter of the call's time.
    */
   private void awaitLeadership(StopRun run, List<PartitionRef> refs) {
     partitions.awaitLeadership(refs, Math.min(LEADERSHIP_WAIT_MS, run.timeoutMs() / 4));

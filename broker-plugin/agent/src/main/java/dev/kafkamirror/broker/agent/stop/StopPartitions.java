@@ -17,11 +17,11 @@ public interface StopPartitions {
   StopTarget resolve(PartitionRef ref, boolean requireLeader) throws PartitionOperationException;
 
   /**
-   * Waits, at most {@code timeoutMs}, until this broker leads each of {@code refs} that a caller
-   * asked it to lead and whose leadership may still be on its way ({@link
-   * dev.kafkamirror.broker.core.stop.rules.LeadershipInFlight}): right after a leader moved here,
-   * the caller's metadata can be ahead of this broker's. Returns at once when there is none; never
-   * fails: a partition still not led here afterwards is refused by {@link #resolve} as before.
+   * Waits, at most {@code timeoutMs}, until this broker has applied the leadership of each of
+   * {@code refs} that its own metadata already gives it in a newer leader epoch than its replica
+   * has (the window between the metadata image and the replica manager applying it, right after a
+   * leader moved here). Returns at once when there is none; never fails: a partition still not led
+   * here afterwards is refused by {@link #resolve} as before.
    */
   void awaitLeadership(List<PartitionRef> refs, long timeoutMs);
 
