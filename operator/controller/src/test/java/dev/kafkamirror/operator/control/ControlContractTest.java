@@ -233,17 +233,14 @@ class ControlContractTest {
   @Test
   void aFailedMirrorsReasonReachesTheCore() {
     // Given a describe of a partition whose plugin halted its mirror: the source diverged
-    com.fasterxml.jackson.databind.node.ObjectNode body =
-        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
-    body.put(Fields.Describe.LEADER_ID, 1);
+    com.fasterxml.jackson.databind.node.ObjectNode body = leaderDescribe();
     com.fasterxml.jackson.databind.node.ObjectNode mirror = body.putObject(Fields.Describe.MIRROR);
     mirror.put(Fields.Mirror.MIRROR_NAME, "orders-mirror");
     mirror.put(Fields.Mirror.STATE, MirrorState.FAILED.name());
     mirror.put(Fields.Mirror.FAILED_REASON, "SourceDiverged");
     mirror.put(Fields.Mirror.LAST_ERROR, "records from offset 100 are not on the source");
     // When the operator binds it
-    PartitionObservation.Mirror m =
-        new ControlResult(new PartitionKey("orders", 0), 1, body, null, null).described().mirror();
+    PartitionObservation.Mirror m = boundMirror(body);
     // Then the state and the reason are there
     assertThat(m.state()).isEqualTo("FAILED");
     assertThat(m.failedReason()).isEqualTo("SourceDiverged");
@@ -253,19 +250,32 @@ class ControlContractTest {
   @Test
   void aSilentSourceReachesTheCoreWithSinceWhen() {
     // Given a describe of a mirroring leader whose source has not answered since 18:02:40
-    com.fasterxml.jackson.databind.node.ObjectNode body =
-        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
-    body.put(Fields.Describe.LEADER_ID, 1);
+    com.fasterxml.jackson.databind.node.ObjectNode body = leaderDescribe();
     com.fasterxml.jackson.databind.node.ObjectNode mirror = body.putObject(Fields.Describe.MIRROR);
     mirror.put(Fields.Mirror.MIRROR_NAME, "orders-mirror");
     mirror.put(Fields.Mirror.STATE, MirrorState.MIRRORING.name());
     mirror.put(Fields.Mirror.SOURCE_SILENT_SINCE, "2026-12-04T18:02:40Z");
     // When the operator binds it
-    PartitionObservation.Mirror m =
-        new ControlResult(new PartitionKey("orders", 0), 1, body, null, null).described().mirror();
+    PartitionObservation.Mirror m = boundMirror(body);
     // Then since when is there, as an instant
     assertThat(m.sourceSilentSinceInstant())
         .isEqualTo(java.time.Instant.parse("2026-12-04T18:02:40Z"));
+  }
+
+  /** A describe body of orders-0 from its leader, broker 1, without a mirror yet. */
+  private static com.fasterxml.jackson.databind.node.ObjectNode leaderDescribe() {
+    com.fasterxml.jackson.databind.node.ObjectNode body =
+        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+    body.put(Fields.Describe.LEADER_ID, 1);
+    return body;
+  }
+
+  /** The mirror the operator binds from {@code body}, described by broker 1. */
+  private static PartitionObservation.Mirror boundMirror(
+      com.fasterxml.jackson.databind.node.ObjectNode body) {
+    return new ControlResult(new PartitionKey("orders", 0), 1, body, null, null)
+        .described()
+        .mirror();
   }
 
   @Test

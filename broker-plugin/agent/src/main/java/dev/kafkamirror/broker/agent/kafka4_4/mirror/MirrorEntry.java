@@ -374,45 +374,40 @@ public final class MirrorEntry {
     Instant silentSince = null;
     boolean halted =
         failed != null && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED);
+    // Silent since the last answer, or since this registration when the source never answered.
+    boolean everAnswered = sourceAnsweredAtMs >= 0;
+    long silentFromMs = everAnswered ? sourceAnsweredAtMs : registeredAtMs;
     if (leader
         && state == MirrorState.MIRRORING
         && failed == null
         && sourceMismatch == null
-        && sourceAnsweredAtMs >= 0
-        && nowMs - sourceAnsweredAtMs > SOURCE_SILENCE_MS) {
+        && nowMs - silentFromMs > SOURCE_SILENCE_MS) {
       // Stalled: the offsets are as old as the source's last answer; the source may be far ahead.
-      lag = -1L;
-      silentSince = Instant.ofEpochMilli(sourceAnsweredAtMs);
-      String silent =
-          "no answer from the source since "
-              + Instant.ofEpochMilli(sourceAnsweredAtMs)
-              + " (over "
-              + SOURCE_SILENCE_MS / 1000
-              + " s; the source high watermark "
-              + sourceHighWatermark
-              + " is that old); lag unknown";
-      error = error == null ? silent : silent + "; " + error;
-    } else if (leader
-        && state == MirrorState.MIRRORING
-        && failed == null
-        && sourceMismatch == null
-        && sourceAnsweredAtMs < 0
-        && nowMs - registeredAtMs > SOURCE_SILENCE_MS) {
       // Never answered: without this, a partition the fetcher keeps skipping (no leader known on
       // the source, a membership not recorded, ...) looks like one that merely has no lag yet.
-      silentSince = Instant.ofEpochMilli(registeredAtMs);
-      // The registration's time, not a count of seconds: the text stays the same from one
-      // describe to the next, so the operator's status does not change with every read of it.
-      String never =
-          "no answer from the source since this registration at "
-              + Instant.ofEpochMilli(registeredAtMs)
+      lag = -1L;
+      silentSince = Instant.ofEpochMilli(silentFromMs);
+      // A time, not a count of seconds: the text stays the same from one describe to the next, so
+      // the operator's status does not change with every read of it.
+      String silent =
+          "no answer from the source since "
+              + (everAnswered ? "" : "this registration at ")
+              + silentSince
               + " (over "
               + SOURCE_SILENCE_MS / 1000
-              + " s); lag unknown";
-      error =
-          never
-              + "; "
-              + (error == null ? "the fetcher recorded no reason (see the broker's log)" : error);
+              + " s"
+              + (everAnswered
+                  ? "; the source high watermark " + sourceHighWatermark + " is that old"
+                  : "")
+              + "); lag unknown";
+      if (error != null) {
+        error = silent + "; " + error;
+      } else {
+        error =
+            everAnswered
+                ? silent
+                : silent + "; the fetcher recorded no reason (see the broker's log)";
+      }
     }
     if (lag < 0 && sourceHighWatermark >= 0) {
       lag = -1L;
