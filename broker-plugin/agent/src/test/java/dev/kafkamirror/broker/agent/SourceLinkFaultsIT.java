@@ -185,6 +185,51 @@ class SourceLinkFaultsIT {
   }
 
   @Test
+  void aSilentSourceIsReportedSinceWhenAndTheReportEndsWithItsFirstAnswer() throws Exception {
+    // Given B mirroring A through the proxy, caught up at 10, with nothing more to copy
+    String topic = "link-silence";
+    source.createTopic(topic, 1, 1, Map.of());
+    destination.createTopic(topic, 1, 1, Map.of());
+    ProducerWrites.idempotent(source, topic, "a", 10);
+    startAndCatchUp("silent-source", topic, 10);
+    assertThat(mirror(topic).get("lagRecords").asLong()).isZero();
+    java.time.Instant beforeSilence = java.time.Instant.now();
+
+    // When the link goes silent for longer than the plugin's silence bound (30 s)
+    source.proxy(1).blackHole();
+
+    // Then describe says since when the source is silent, the lag is unknown (never 0), and the
+    // error says so in words that do not change while the silence lasts
+    JsonNode silent =
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .pollInterval(Duration.ofSeconds(1))
+            .until(() -> mirror(topic), m -> m.has("sourceSilentSince"));
+    java.time.Instant since = java.time.Instant.parse(silent.get("sourceSilentSince").asText());
+    assertThat(since).isBetween(beforeSilence.minusSeconds(5), java.time.Instant.now());
+    assertThat(silent.get("lagRecords").asLong()).isEqualTo(-1L);
+    assertThat(silent.get("lastError").asText()).startsWith("no answer from the source since ");
+    Thread.sleep(1_500);
+    assertThat(mirror(topic).get("lastError").asText()).isEqualTo(silent.get("lastError").asText());
+
+    // When the link heals and the source answers, with no record to append
+    source.proxy(1).heal();
+
+    // Then the silence and every error reported during it are over, and the lag is 0 again
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              JsonNode m = mirror(topic);
+              assertThat(m.has("sourceSilentSince")).as(m.toString()).isFalse();
+              assertThat(m.has("lastError")).as(m.toString()).isFalse();
+              assertThat(m.get("lagRecords").asLong()).as(m.toString()).isZero();
+            });
+    assertThat(describe(topic).get("logEndOffset").asLong()).isEqualTo(10);
+  }
+
+  @Test
   void aStopCompletesWhileTheSourceLinkIsBlackHoledAndNothingArrivesAfterIt() throws Exception {
     // Given B mirroring A through the proxy, caught up at 10
     String topic = "link-mid-stop";

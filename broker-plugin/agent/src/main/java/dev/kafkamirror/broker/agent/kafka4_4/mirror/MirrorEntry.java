@@ -409,7 +409,9 @@ public final class MirrorEntry {
                 : silent + "; the fetcher recorded no reason (see the broker's log)";
       }
     }
-    if (lag < 0 && sourceHighWatermark >= 0) {
+    // From the offsets themselves, not from lag: a silent source made lag -1 above, and a caught-up
+    // log must not read as one ahead of its source.
+    if (sourceHighWatermark >= 0 && localLogEndOffset > sourceHighWatermark) {
       lag = -1L;
       if (leader && (state == MirrorState.MIRRORING || state == MirrorState.PAUSED)) {
         String ahead =
