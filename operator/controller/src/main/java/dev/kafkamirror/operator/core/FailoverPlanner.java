@@ -247,8 +247,9 @@ public final class FailoverPlanner {
    * read-only.
    */
   private static PartitionDecision registerFollowers(PartitionObservation o, PartitionPhase phase) {
-    // What the plugin last reported going wrong (cleared by its next append): a partition that
-    // is not fetched says why in its own status entry, not only in the broker's log.
+    // What the plugin last reported going wrong (cleared by the source's next answer without an
+    // error): a partition that is not fetched says why in its own status entry, not only in the
+    // broker's log.
     String pluginError = o.described().mirror() == null ? null : o.described().mirror().lastError();
     if (o.replicasWithoutMirror().isEmpty()) {
       return new PartitionDecision(o.key(), Action.NONE, phase, null, pluginError);

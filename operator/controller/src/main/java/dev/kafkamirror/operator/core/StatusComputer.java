@@ -68,10 +68,26 @@ public final class StatusComputer {
     int lagUnknown = 0;
     // The first partition of unknown lag (in key order) for which the plugin reported why.
     PartitionDecision lagUnknownExplained = null;
+    // Mirroring partitions whose source has not answered for longer than the bound, and the first.
+    int silent = 0;
+    PartitionObservation firstSilent = null;
+    Instant silentBefore = now.minus(SOURCE_SILENCE_DEGRADED);
     String observedSource = null;
     for (PartitionDecision d : decisions) {
       counts.merge(d.phase(), 1, Integer::sum);
       PartitionObservation o = byKey.get(d.key());
+      if (d.phase() == PartitionPhase.MIRRORING
+          && o != null
+          && o.described() != null
+          && o.described().mirror() != null) {
+        Instant since = o.described().mirror().sourceSilentSinceInstant();
+        if (since != null && !since.isAfter(silentBefore)) {
+          silent++;
+          if (firstSilent == null || o.key().compareTo(firstSilent.key()) < 0) {
+            firstSilent = o;
+          }
+        }
+      }
       Long lag = o == null ? null : FailoverPlanner.lagOf(o);
       if (d.phase() != PartitionPhase.STOPPED) {
         if (lag == null) {
@@ -92,21 +108,6 @@ public final class StatusComputer {
         observedSource = o.described().mirror().sourceClusterId();
       }
     }
-    // Mirroring partitions whose source has not answered for longer than the bound, in key order.
-    List<PartitionObservation> silent = new ArrayList<>();
-    for (PartitionDecision d : decisions) {
-      PartitionObservation o = byKey.get(d.key());
-      if (d.phase() == PartitionPhase.MIRRORING
-          && o != null
-          && o.described() != null
-          && o.described().mirror() != null) {
-        Instant since = o.described().mirror().sourceSilentSinceInstant();
-        if (since != null && !since.isAfter(now.minus(SOURCE_SILENCE_DEGRADED))) {
-          silent.add(o);
-        }
-      }
-    }
-    silent.sort(Comparator.comparing(PartitionObservation::key));
     int total = decisions.size();
     int stopped = counts.getOrDefault(PartitionPhase.STOPPED, 0);
     int failed = counts.getOrDefault(PartitionPhase.FAILED, 0);
@@ -238,20 +239,19 @@ public final class StatusComputer {
               + " partitions could not be observed: "
               + firstMessage(decisions);
       needsHuman = false;
-    } else if (!stopWanted && !silent.isEmpty()) {
+    } else if (!stopWanted && firstSilent != null) {
       // Not Stalled: the plugin keeps asking and mirrors on as soon as the source answers. Not
       // during a stop, which never needs the source.
-      PartitionObservation first = silent.get(0);
-      PartitionObservation.Mirror m = first.described().mirror();
+      PartitionObservation.Mirror m = firstSilent.described().mirror();
       degradedReason = Reasons.SOURCE_NOT_ANSWERING;
       degradedMessage =
-          silent.size()
+          silent
               + " of "
               + total
               + " mirroring partitions have had no answer from the source for over "
               + SOURCE_SILENCE_DEGRADED.toMinutes()
               + " minutes; first "
-              + first.key()
+              + firstSilent.key()
               + ", silent since "
               + m.sourceSilentSince()
               + (m.lastError() == null ? "" : ": " + m.lastError());

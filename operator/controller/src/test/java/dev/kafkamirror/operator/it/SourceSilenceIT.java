@@ -3,7 +3,6 @@ package dev.kafkamirror.operator.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.kafkamirror.operator.api.v1alpha1.ClusterMirror;
 import dev.kafkamirror.operator.api.v1alpha1.ClusterMirrorStatus;
 import dev.kafkamirror.operator.api.v1alpha1.Condition;
 import dev.kafkamirror.operator.api.v1alpha1.Conditions;
@@ -129,14 +128,11 @@ class SourceSilenceIT {
   }
 
   private static ClusterMirrorStatus status() {
-    ClusterMirror cr = client.resources(ClusterMirror.class).inNamespace(NS).withName(NAME).get();
-    return cr == null ? null : cr.getStatus();
+    return MirrorFixtures.status(client, NS, NAME);
   }
 
   private static Condition condition(ClusterMirrorStatus s, String type) {
-    return s.getConditions().stream()
-        .filter(c -> type.equals(c.getType()))
-        .findFirst()
+    return Conditions.find(s, type)
         .orElseThrow(() -> new AssertionError("no condition " + type + " in " + s));
   }
 }

@@ -411,21 +411,23 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     StringBuilder examples = new StringBuilder();
     for (TopicPartition tp : ledHere) {
       MirrorEntry entry = registry.entry(tp).orElse(null);
+      long silentMs = entry == null ? 0L : entry.sourceSilentForMs(now);
       if (entry == null
           || entry.state() != MirrorState.MIRRORING
-          || entry.sourceSilentForMs(now) <= MirrorEntry.SOURCE_SILENCE_MS) {
+          || silentMs <= MirrorEntry.SOURCE_SILENCE_MS) {
         continue;
       }
       stalled++;
       if (stalled <= STALLS_LISTED) {
         boolean sent = inFlight.values().stream().anyMatch(f -> f.partitions().containsKey(tp));
+        Node leader = source.leaderOf(tp);
         examples
             .append(stalled == 1 ? "" : "; ")
             .append(tp)
             .append(": silent for ")
-            .append(entry.sourceSilentForMs(now) / 1000)
+            .append(silentMs / 1000)
             .append(" s, source leader ")
-            .append(source.leaderOf(tp) == null ? "unknown" : source.leaderOf(tp).idString())
+            .append(leader == null ? "unknown" : leader.idString())
             .append(", source topic ")
             .append(source.wasRead(tp.topic()) ? "read" : "not read yet")
             .append(", source topic id ")
