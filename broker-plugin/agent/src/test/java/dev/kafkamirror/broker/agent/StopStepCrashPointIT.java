@@ -102,10 +102,10 @@ class StopStepCrashPointIT {
 
   /**
    * The agent writes the recovery-point checkpoint of a batch of follower truncations once, at the
-   * end of the batch ({@code FollowerTruncationCheckpoints}); a follower that dies inside the batch
-   * restarts with recovery points above its truncated log ends. Without the batch the crash point
-   * does not exist (no broker halts and the test fails); it was seen failing that way while the
-   * advice's helper was not public and the batch therefore never opened.
+   * end of the batch ({@code TruncationBatches}); a follower that dies inside the batch restarts
+   * with recovery points above its truncated log ends. Without the batch the crash point does not
+   * exist (no broker halts and the test fails); it was seen failing that way while the advice's
+   * helper was not public and the batch therefore never opened.
    */
   @Test
   void aFollowerThatCrashesInsideABatchOfTruncationsRestartsIntoEqualReplicas() throws Exception {

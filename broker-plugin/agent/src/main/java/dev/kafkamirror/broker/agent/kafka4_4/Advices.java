@@ -159,26 +159,43 @@ final class Advices {
 
   /**
    * Private {@code AbstractFetcherThread.maybeTruncateToEpochEndOffsets(Map, Map)}: the follower
-   * truncations of one fetch round form one batch ({@link FollowerTruncationCheckpoints}).
+   * truncations of one fetch round form one batch ({@link TruncationBatches}).
    */
   static final class FollowerTruncationBatch {
     private FollowerTruncationBatch() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static boolean enter() {
-      return FollowerTruncationCheckpoints.begin();
+      return TruncationBatches.begin();
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     static void exit(@Advice.Enter boolean began) {
-      FollowerTruncationCheckpoints.end(began);
+      TruncationBatches.end(began);
+    }
+  }
+
+  /**
+   * Public {@code ProducerStateManager.takeSnapshot()}: inside a batch of truncations the snapshot
+   * is written by {@code takeSnapshot(false)} and synced with the others at the end of the batch
+   * ({@link TruncationBatches}); run as in Kafka otherwise (also when the advice fails: suppressed,
+   * it does not skip).
+   */
+  static final class SnapshotSyncDeferral {
+    private SnapshotSyncDeferral() {}
+
+    @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+    static boolean enter(
+        @Advice.This org.apache.kafka.storage.internals.log.ProducerStateManager producerState)
+        throws java.io.IOException {
+      return TruncationBatches.takeSnapshotUnsynced(producerState);
     }
   }
 
   /**
    * Public {@code LogManager.checkpointRecoveryOffsetsInDir(File)}: skipped inside a batch of
-   * follower truncations, which writes it once at its end; run as in Kafka otherwise (also when the
-   * advice fails: suppressed, it does not skip).
+   * truncations, which writes it once at its end; run as in Kafka otherwise (also when the advice
+   * fails: suppressed, it does not skip).
    */
   static final class RecoveryCheckpointDeferral {
     private RecoveryCheckpointDeferral() {}
@@ -187,7 +204,7 @@ final class Advices {
     static boolean enter(
         @Advice.This org.apache.kafka.storage.internals.log.LogManager logManager,
         @Advice.Argument(0) java.io.File directory) {
-      return FollowerTruncationCheckpoints.deferRecoveryCheckpoint(logManager, directory);
+      return TruncationBatches.deferRecoveryCheckpoint(logManager, directory);
     }
   }
 }

@@ -161,6 +161,13 @@ public final class Kafka44Instrumentation {
             true));
     targets.add(
         new Target(
+            PRODUCER_STATE_MANAGER,
+            "public void takeSnapshot()",
+            named("takeSnapshot").and(not(isStatic())).and(takesArguments(0)),
+            Advices.SnapshotSyncDeferral.class,
+            true));
+    targets.add(
+        new Target(
             REPLICA_MANAGER,
             "ReplicaManager(KafkaConfig, ...) constructors",
             isConstructor().and(takesArgument(0, named("kafka.server.KafkaConfig"))),

@@ -178,9 +178,10 @@ final class KafkaStopPartitions implements StopPartitions {
    * One {@code LogManager.truncateTo} request for every partition, under each partition's {@code
    * leaderIsrUpdateLock} read lock (as Kafka's own {@code Partition.truncateTo} holds it for one):
    * Kafka then writes the recovery-point checkpoint of the log directory once, instead of once per
-   * partition. Without access to the lock or the log manager, one partition at a time as before. If
-   * the request fails, every partition of it fails (some may be truncated: a repeat finds them
-   * truncated and goes on).
+   * partition, and the producer-state snapshot each truncation writes is synced with the others at
+   * the end ({@link TruncationBatches}). Without access to the lock or the log manager, one
+   * partition at a time as before. If the request fails, every partition of it fails (some may be
+   * truncated: a repeat finds them truncated and goes on).
    */
   @Override
   public Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets) {
@@ -216,7 +217,14 @@ final class KafkaStopPartitions implements StopPartitions {
         lock.readLock().lock();
         held.add(lock);
       }
-      rm.logManager().truncateTo(byPartition, false);
+      // The producer-state snapshots of the truncations are synced together when the batch ends,
+      // before the locks are released (TruncationBatches).
+      boolean batch = TruncationBatches.beginLeaderTruncations();
+      try {
+        rm.logManager().truncateTo(byPartition, false);
+      } finally {
+        TruncationBatches.end(batch);
+      }
     } catch (RuntimeException e) {
       offsets.keySet().forEach(t -> failed.put(t, e));
       return failed;
