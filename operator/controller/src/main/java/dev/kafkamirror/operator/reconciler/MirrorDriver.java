@@ -62,8 +62,10 @@ public final class MirrorDriver {
    */
   public Observation observe(ResolvedMirror mirror, ClusterAdmin destination, boolean followers)
       throws ClusterAdmin.KafkaCallException {
+    long started = System.nanoTime();
     Map<Integer, String> hosts = destination.brokerHosts();
     List<PartitionPlacement> placements = destination.placements(mirror.topics());
+    long metadataNanos = System.nanoTime() - started;
     Map<PartitionKey, PartitionPlacement> byKey = new LinkedHashMap<>();
     Map<Integer, List<PartitionKey>> byLeader = new TreeMap<>();
     List<PartitionObservation> out = new ArrayList<>();
@@ -89,8 +91,19 @@ public final class MirrorDriver {
               if (address == null) {
                 return unknownBroker(brokerId, byLeader.get(brokerId));
               }
-              return control.describe(
-                  brokerId, address, mirror.controlChannel(), byLeader.get(brokerId));
+              long callStarted = System.nanoTime();
+              List<ControlResult> rs =
+                  control.describe(
+                      brokerId, address, mirror.controlChannel(), byLeader.get(brokerId));
+              LOG.debug(
+                  "mirror={} broker={} action=DESCRIBE leader partitions={} ms={} (metadata"
+                      + " before it: {} ms)",
+                  mirror.mirrorName(),
+                  brokerId,
+                  byLeader.get(brokerId).size(),
+                  (System.nanoTime() - callStarted) / 1_000_000L,
+                  metadataNanos / 1_000_000L);
+              return rs;
             });
     for (List<ControlResult> results : described.values()) {
       for (ControlResult r : results) {
