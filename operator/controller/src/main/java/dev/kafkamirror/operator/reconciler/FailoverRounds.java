@@ -64,11 +64,11 @@ public final class FailoverRounds {
   private static final Logger LOG = LoggerFactory.getLogger(FailoverRounds.class);
 
   /**
-   * At most this long in all, per reconcile, the rounds wait after rounds with fences for the
+   * At most this long in all, per reconcile, the observations after rounds with fences wait for the
    * destination's metadata to show the fenced partitions' new leaders ({@link
-   * MirrorDriver#awaitFencesInMetadata}) before they observe again. Normally a wait ends within a
-   * second; past it the observation decides (a call still sent to an old leader answers NOT_LEADER
-   * and is sent again).
+   * MirrorDriver#observe(ResolvedMirror, ClusterAdmin, boolean, Map, long)}) before they describe.
+   * Normally a wait ends within a second; past it the observation decides (a call still sent to an
+   * old leader answers NOT_LEADER and is sent again).
    */
   static final long FENCE_METADATA_WAIT_MS = 5_000;
 
@@ -263,6 +263,9 @@ public final class FailoverRounds {
     int fenceOnlyRounds = 0;
     // What is left of this reconcile's time for waiting on fences to show in the metadata.
     long fenceWaitLeftNanos = TimeUnit.MILLISECONDS.toNanos(FENCE_METADATA_WAIT_MS);
+    // The partitions the last round fenced, with the broker that fenced each: the next
+    // observation's metadata must show them moved (MirrorDriver#observe).
+    Map<PartitionKey, Integer> fencedLastRound = Map.of();
     for (int round = 0; round < maxRounds; round++) {
       if (round > 0 && followers && request.superseded().getAsBoolean()) {
         // The status keeps the last round's observation; the next reconcile observes anew.
@@ -280,7 +283,16 @@ public final class FailoverRounds {
           fromAnswers
               ? new MirrorDriver.Observation(
                   chained, progress.observation.placements(), progress.observation.brokerHosts())
-              : driver.observe(request.mirror(), request.destination(), followers);
+              : driver.observe(
+                  request.mirror(),
+                  request.destination(),
+                  followers,
+                  fencedLastRound,
+                  TimeUnit.NANOSECONDS.toMillis(Math.max(0L, fenceWaitLeftNanos)));
+      if (!fromAnswers && !fencedLastRound.isEmpty()) {
+        fenceWaitLeftNanos -= System.nanoTime() - observeStarted;
+      }
+      fencedLastRound = Map.of();
       chained = null;
       long observedNanos = System.nanoTime() - observeStarted;
       progress.plan = plan(request, progress.observation);
@@ -399,26 +411,8 @@ public final class FailoverRounds {
         // The report is persisted (status, Event) before the next reconcile truncates anything.
         break;
       }
-      Map<PartitionKey, Integer> fenced = StopChaining.fencedBy(result.answers());
-      if (!fenced.isEmpty() && fenceWaitLeftNanos > 0) {
-        // The next observation must see the new leaders, or it sends the call to the old ones.
-        long waitStarted = System.nanoTime();
-        java.util.Set<PartitionKey> notMoved =
-            driver.awaitFencesInMetadata(
-                request.destination(),
-                fenced,
-                Math.max(1L, TimeUnit.NANOSECONDS.toMillis(fenceWaitLeftNanos)));
-        long waited = System.nanoTime() - waitStarted;
-        fenceWaitLeftNanos -= waited;
-        LOG.debug(
-            "clusterMirror={} round={} waited {} ms for the metadata to show {} fenced"
-                + " partitions on their new leaders; not shown yet: {}",
-            request.ref(),
-            round,
-            TimeUnit.NANOSECONDS.toMillis(waited),
-            fenced.size(),
-            notMoved.size());
-      }
+      // The next observation must see the new leaders, or it sends the call to the old ones.
+      fencedLastRound = StopChaining.fencedBy(result.answers());
     }
     if (observeAgain) {
       progress.observation = driver.observe(request.mirror(), request.destination(), followers);

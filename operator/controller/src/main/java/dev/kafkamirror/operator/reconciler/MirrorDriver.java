@@ -10,7 +10,6 @@ import dev.kafkamirror.operator.core.PartitionDecision;
 import dev.kafkamirror.operator.core.PartitionKey;
 import dev.kafkamirror.operator.core.PartitionObservation;
 import dev.kafkamirror.operator.core.StopChaining;
-import dev.kafkamirror.operator.core.TopicSelector;
 import dev.kafkamirror.operator.kafka.ClusterAdmin;
 import dev.kafkamirror.operator.kafka.PartitionPlacement;
 import java.util.ArrayList;
@@ -62,9 +61,41 @@ public final class MirrorDriver {
    */
   public Observation observe(ResolvedMirror mirror, ClusterAdmin destination, boolean followers)
       throws ClusterAdmin.KafkaCallException {
+    return observe(mirror, destination, followers, Map.of(), 0);
+  }
+
+  /**
+   * {@link #observe(ResolvedMirror, ClusterAdmin, boolean)} after fences: reads the metadata again,
+   * {@link #FENCE_POLL_MS} apart and for at most {@code fenceWaitMs}, while it shows a partition of
+   * {@code fencedBy} still led by the broker that fenced it, or without a leader ({@link
+   * StopChaining#notMovedYet}), and describes only then.
+   *
+   * <p>Why: the controller committed each election before its old leader answered {@code
+   * LEADER_MOVED}, but the broker that answers a metadata read applies it later, and each read may
+   * go to another broker. At 1,000 fenced partitions a read right after the fence still named the
+   * old leaders of a third to two thirds of them; and a read that showed every move could be
+   * followed by one from a broker that had not applied them yet (seen in a benchmark run: the
+   * metadata named broker 1 again for 333 partitions it had fenced away a second earlier), whose
+   * truncate then answered {@code NOT_LEADER} and split the stop into staggered rounds. So it is
+   * the observation's own metadata that must show the moves. Never decides anything: at the bound
+   * the observation goes on with what it read, and the calls sent to an old leader answer {@code
+   * NOT_LEADER} and are sent again.
+   *
+   * @param fencedBy the partitions the last round fenced, each with the broker that fenced it
+   * @throws IllegalStateException when the thread is interrupted while it waits (the reconcile
+   *     fails, as an interrupted control call makes it)
+   */
+  public Observation observe(
+      ResolvedMirror mirror,
+      ClusterAdmin destination,
+      boolean followers,
+      Map<PartitionKey, Integer> fencedBy,
+      long fenceWaitMs)
+      throws ClusterAdmin.KafkaCallException {
     long started = System.nanoTime();
     Map<Integer, String> hosts = destination.brokerHosts();
-    List<PartitionPlacement> placements = destination.placements(mirror.topics());
+    List<PartitionPlacement> placements =
+        placementsShowingMoves(mirror, destination, fencedBy, fenceWaitMs);
     long metadataNanos = System.nanoTime() - started;
     Map<PartitionKey, PartitionPlacement> byKey = new LinkedHashMap<>();
     Map<Integer, List<PartitionKey>> byLeader = new TreeMap<>();
@@ -143,49 +174,44 @@ public final class MirrorDriver {
    */
   static final int LEADER_ERRORS_LOGGED_PER_CODE = 5;
 
-  /** The pause between two metadata reads of {@link #awaitFencesInMetadata}. */
+  /** The pause between two metadata reads of an observation after fences. */
   static final long FENCE_POLL_MS = 50;
 
   /**
-   * Waits, at most {@code timeoutMs}, until the destination's metadata shows every partition of
-   * {@code fencedBy} led by another broker than the one that fenced it ({@link
-   * StopChaining#notMovedYet}). The controller committed each election before its old leader
-   * answered {@code LEADER_MOVED}, but the broker that answers a metadata read applies it later: at
-   * 1,000 fenced partitions an observation right after the fence still found the old leaders of a
-   * third to two thirds of them, whose truncate then answered NOT_LEADER and split the stop into
-   * staggered rounds. Reads the metadata of the fenced partitions' topics only (no control call),
-   * {@link #FENCE_POLL_MS} apart. Never decides anything: a read error or the timeout ends the
-   * wait, and the observation that follows decides as before.
-   *
-   * @return the partitions still shown on their fencing broker (or without a leader) when the wait
-   *     ended; empty when every move is visible
-   * @throws IllegalStateException when the thread is interrupted (the reconcile fails, as an
-   *     interrupted control call makes it)
+   * The mirror's placements, read until they show every move of {@code fencedBy} or {@code
+   * fenceWaitMs} has passed; logs, at debug, how long that took when there was anything to wait
+   * for.
    */
-  public Set<PartitionKey> awaitFencesInMetadata(
-      ClusterAdmin destination, Map<PartitionKey, Integer> fencedBy, long timeoutMs) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    TopicSelector fencedTopics =
-        TopicSelector.of(
-            fencedBy.keySet().stream().map(PartitionKey::topic).distinct().toList(), null, null);
-    Set<PartitionKey> waiting = Set.copyOf(fencedBy.keySet());
-    while (!waiting.isEmpty()) {
-      Map<PartitionKey, Integer> leaders = new HashMap<>();
-      try {
-        for (PartitionPlacement p : destination.placements(fencedTopics)) {
-          leaders.put(p.key(), p.leaderId());
-        }
-      } catch (ClusterAdmin.KafkaCallException | RuntimeException e) {
-        LOG.info(
-            "metadata read while waiting for {} fenced partitions to show their new leaders"
-                + " failed; the next observation decides: {}",
-            waiting.size(),
-            e.toString());
-        return waiting;
+  private List<PartitionPlacement> placementsShowingMoves(
+      ResolvedMirror mirror,
+      ClusterAdmin destination,
+      Map<PartitionKey, Integer> fencedBy,
+      long fenceWaitMs)
+      throws ClusterAdmin.KafkaCallException {
+    long start = System.nanoTime();
+    long deadline = start + TimeUnit.MILLISECONDS.toNanos(Math.max(0L, fenceWaitMs));
+    int reads = 0;
+    while (true) {
+      List<PartitionPlacement> placements = destination.placements(mirror.topics());
+      reads++;
+      if (fencedBy.isEmpty()) {
+        return placements;
       }
-      waiting = StopChaining.notMovedYet(fencedBy, leaders);
-      if (waiting.isEmpty() || System.nanoTime() - deadline >= 0) {
-        return waiting;
+      Map<PartitionKey, Integer> leaders = new HashMap<>();
+      for (PartitionPlacement p : placements) {
+        leaders.put(p.key(), p.leaderId());
+      }
+      Set<PartitionKey> notMoved = StopChaining.notMovedYet(fencedBy, leaders);
+      if (notMoved.isEmpty() || System.nanoTime() - deadline >= 0) {
+        LOG.debug(
+            "mirror={} waited {} ms ({} metadata reads) for the metadata to show {} fenced"
+                + " partitions on their new leaders; not shown yet: {}",
+            mirror.mirrorName(),
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+            reads,
+            fencedBy.size(),
+            notMoved.size());
+        return placements;
       }
       try {
         Thread.sleep(FENCE_POLL_MS);
@@ -195,7 +221,6 @@ public final class MirrorDriver {
             "interrupted while waiting for fenced partitions to show their new leaders", e);
       }
     }
-    return waiting;
   }
 
   private List<PartitionObservation> withUnregisteredFollowers(

@@ -195,6 +195,33 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void afterAFenceAMetadataReadFromABrokerThatHasNotAppliedTheMoveIsReadAgain() {
+    // Given two mirroring partitions led by broker 1, whose first truncate fences them to broker
+    // 2, and metadata whose first read after the fence shows the move but whose next two reads,
+    // every other one, come from a broker that has not applied it (as seen at 1,000 partitions)
+    rig.mirroring(2);
+    rig.control.answersWithStopState();
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 0), "LEADER_MOVED");
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+    rig.fenceLaggingReads = 2;
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled once
+    rig.reconcile(cr);
+
+    // Then every truncate after the fencing one went to broker 2 alone: the observation that
+    // planned it read the metadata again until its own read showed the move
+    List<TestingBrokerControl.Call> truncates =
+        rig.control.calls().stream().filter(c -> c.what().equals("TRUNCATE")).toList();
+    assertThat(truncates).as(truncates.toString()).hasSize(2);
+    assertThat(truncates.get(0).brokerId()).isEqualTo(1);
+    assertThat(truncates.get(1).brokerId()).as(truncates.toString()).isEqualTo(2);
+    assertThat(truncates.get(1).keys())
+        .containsExactlyInAnyOrder(new PartitionKey(TOPIC, 0), new PartitionKey(TOPIC, 1));
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).isTrue();
+  }
+
+  @Test
   void truncatesThatFenceOverAndOverEndTheReconcileAfterABoundedNumberOfRounds() {
     // Given two mirroring partitions whose leaders answer every truncate with LEADER_MOVED
     rig.mirroring(2);

@@ -248,35 +248,45 @@ class MirrorDriverTest {
   }
 
   @Test
-  void theWaitForFencesEndsAtItsBoundWithThePartitionsNotShownMovedYet() {
+  void anObservationAfterAFenceEndsItsWaitAtItsBoundWithWhatItRead() throws Exception {
     // Given partition 0 fenced by broker 1, and metadata that goes on naming broker 1
     destination.topic(TOPIC, 2);
     PartitionKey p0 = new PartitionKey(TOPIC, 0);
 
-    // When the driver waits at most 200 ms
-    java.util.Set<PartitionKey> notMoved =
-        driver.awaitFencesInMetadata(destination, Map.of(p0, 1), 200);
+    // When the driver observes, waiting at most 200 ms for the move
+    MirrorDriver.Observation o =
+        driver.observe(mirror(Map.of()), destination, false, Map.of(p0, 1), 200);
 
-    // Then it gives up with that partition and has read the metadata more than once
-    assertThat(notMoved).containsExactly(p0);
+    // Then it read the metadata more than once, and goes on with broker 1 as the leader it read
     assertThat(destination.placementReads()).isGreaterThan(1);
+    assertThat(o.placements().get(p0).leaderId()).isEqualTo(1);
   }
 
   @Test
-  void theWaitForFencesEndsWhenTheMetadataShowsTheMoveOrCannotBeRead() {
+  void anObservationAfterAFenceDescribesOnceItsOwnMetadataShowsTheMove() throws Exception {
     // Given partition 0 fenced by broker 1, whose move the second read shows
     destination.topic(TOPIC, 2);
     PartitionKey p0 = new PartitionKey(TOPIC, 0);
     destination.moveLeader(p0, 2, 1);
 
-    // When the driver waits, Then nothing is left to wait for, after two reads
-    assertThat(driver.awaitFencesInMetadata(destination, Map.of(p0, 1), 5_000)).isEmpty();
+    // When the driver observes, Then it read twice and described partition 0 on broker 2
+    MirrorDriver.Observation o =
+        driver.observe(mirror(Map.of()), destination, false, Map.of(p0, 1), 5_000);
     assertThat(destination.placementReads()).isEqualTo(2);
+    assertThat(o.placements().get(p0).leaderId()).isEqualTo(2);
+    assertThat(
+            o.partitions().stream()
+                .filter(x -> x.key().equals(p0))
+                .findFirst()
+                .orElseThrow()
+                .leaderId())
+        .isEqualTo(2);
 
-    // And when partition 0 is fenced again by broker 2 and the metadata cannot be read, the wait
-    // ends at once with it, without an exception (the observation that follows decides)
+    // And when the metadata cannot be read, the observation fails as any other does
     destination.failWith("injected: no broker answers");
-    assertThat(driver.awaitFencesInMetadata(destination, Map.of(p0, 2), 5_000)).containsExactly(p0);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> driver.observe(mirror(Map.of()), destination, false, Map.of(p0, 2), 5_000))
+        .isInstanceOf(dev.kafkamirror.operator.kafka.ClusterAdmin.KafkaCallException.class);
   }
 
   @Test
@@ -286,9 +296,9 @@ class MirrorDriverTest {
     PartitionKey p0 = new PartitionKey(TOPIC, 0);
     Thread.currentThread().interrupt();
     try {
-      // When the driver waits, Then it throws and keeps the thread interrupted
+      // When the driver observes after it, Then it throws and keeps the thread interrupted
       org.assertj.core.api.Assertions.assertThatThrownBy(
-              () -> driver.awaitFencesInMetadata(destination, Map.of(p0, 1), 5_000))
+              () -> driver.observe(mirror(Map.of()), destination, false, Map.of(p0, 1), 5_000))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("interrupted");
       assertThat(Thread.currentThread().isInterrupted()).isTrue();

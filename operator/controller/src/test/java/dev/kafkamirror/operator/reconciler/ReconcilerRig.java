@@ -64,10 +64,23 @@ final class ReconcilerRig implements AutoCloseable {
    */
   volatile int fenceStaleReads = 0;
 
+  /**
+   * How many metadata reads after a fence, every other one from the first that shows the move on,
+   * still show the old leader (a broker that has not applied the election answers them); used
+   * instead of {@link #fenceStaleReads} when positive.
+   */
+  volatile int fenceLaggingReads = 0;
+
   ReconcilerRig() {
     control.onFence(
-        (key, broker) ->
-            destination.moveLeader(key, destination.nextBroker(broker), fenceStaleReads));
+        (key, broker) -> {
+          if (fenceLaggingReads > 0) {
+            destination.moveLeaderSeenByOneBrokerFirst(
+                key, destination.nextBroker(broker), fenceLaggingReads);
+          } else {
+            destination.moveLeader(key, destination.nextBroker(broker), fenceStaleReads);
+          }
+        });
     secrets.put(
         CONTROL_SECRET,
         new SecretBuilder()

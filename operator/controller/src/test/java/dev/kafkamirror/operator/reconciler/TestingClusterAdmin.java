@@ -114,7 +114,12 @@ final class TestingClusterAdmin implements ClusterAdmin {
   private final Map<PartitionKey, Integer> leaders = new ConcurrentHashMap<>();
 
   /** A leadership move the metadata does not show yet: to whom, and after how many more reads. */
-  private record PendingMove(int leader, int staleReads) {}
+  /**
+   * A move the metadata does not show yet on every read: {@code staleReads} more reads show the old
+   * leader; with {@code alternate} those are every other read (the first shows the move), as when
+   * the Admin client asks an up-to-date broker, then one that has not applied the election yet.
+   */
+  private record PendingMove(int leader, int staleReads, boolean alternate, boolean showNext) {}
 
   private final Map<PartitionKey, PendingMove> pendingMoves = new ConcurrentHashMap<>();
 
@@ -128,7 +133,19 @@ final class TestingClusterAdmin implements ClusterAdmin {
       pendingMoves.remove(key);
       leaders.put(key, leader);
     } else {
-      pendingMoves.put(key, new PendingMove(leader, staleReads));
+      pendingMoves.put(key, new PendingMove(leader, staleReads, false, false));
+    }
+  }
+
+  /**
+   * Moves the leadership of {@code key} to {@code leader}; the next read shows it, but {@code
+   * laggingReads} of the reads after it, every other one, still show the leader before the move.
+   */
+  synchronized void moveLeaderSeenByOneBrokerFirst(PartitionKey key, int leader, int laggingReads) {
+    if (laggingReads <= 0) {
+      moveLeader(key, leader, 0);
+    } else {
+      pendingMoves.put(key, new PendingMove(leader, laggingReads, true, true));
     }
   }
 
@@ -159,9 +176,23 @@ final class TestingClusterAdmin implements ClusterAdmin {
     for (String topic : selector.select(topicNames())) {
       for (int p = 0; p < topics.get(topic); p++) {
         PartitionKey key = new PartitionKey(topic, p);
-        out.add(new PartitionPlacement(key, leaderOf(key), brokers));
         PendingMove pending = pendingMoves.get(key);
-        if (pending != null) {
+        if (pending != null && pending.alternate() && pending.showNext()) {
+          out.add(new PartitionPlacement(key, pending.leader(), brokers));
+          pendingMoves.put(
+              key, new PendingMove(pending.leader(), pending.staleReads(), true, false));
+          continue;
+        }
+        out.add(new PartitionPlacement(key, leaderOf(key), brokers));
+        if (pending != null && pending.alternate()) {
+          // A lagging broker's read; once the last of them is served every read shows the move.
+          if (pending.staleReads() <= 1) {
+            moveLeader(key, pending.leader(), 0);
+          } else {
+            pendingMoves.put(
+                key, new PendingMove(pending.leader(), pending.staleReads() - 1, true, true));
+          }
+        } else if (pending != null) {
           // This read was one of the stale ones; the read after the last of them shows the move.
           moveLeader(key, pending.leader(), pending.staleReads() - 1);
         }
