@@ -62,7 +62,12 @@ public final class TestFaults {
      * A follower truncated partitions in one batch and has not written their recovery-point
      * checkpoint yet (not a stop step: the window a batch of follower truncations opens).
      */
-    INSIDE_FOLLOWER_TRUNCATION_BATCH("inside-follower-truncation-batch");
+    INSIDE_FOLLOWER_TRUNCATION_BATCH("inside-follower-truncation-batch"),
+    /**
+     * A leader truncated the partitions of a stop call in one batch and has not synced their
+     * producer-state snapshots nor written their recovery-point checkpoint yet.
+     */
+    INSIDE_LEADER_TRUNCATION_BATCH("inside-leader-truncation-batch");
 
     private final String fileContent;
 

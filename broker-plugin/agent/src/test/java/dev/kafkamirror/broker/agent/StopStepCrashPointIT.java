@@ -72,7 +72,7 @@ class StopStepCrashPointIT {
   @EnumSource(
       value = CrashPoint.class,
       mode = EnumSource.Mode.EXCLUDE,
-      names = "INSIDE_FOLLOWER_TRUNCATION_BATCH")
+      names = {"INSIDE_FOLLOWER_TRUNCATION_BATCH", "INSIDE_LEADER_TRUNCATION_BATCH"})
   void aLeaderThatCrashesInsideAStepLeavesAStopThatResumesToStoppedWithOneBarrier(CrashPoint point)
       throws Exception {
     String topic = "crashpoint-" + point.fileContent();
@@ -145,6 +145,61 @@ class StopStepCrashPointIT {
   }
 
   /**
+   * A leader's truncations of a stop call are one batch whose producer-state snapshots are written
+   * without a sync and synced together at its end ({@code TruncationBatches}). A leader that dies
+   * inside the batch loses nothing on a process crash (the page cache keeps the files), but an
+   * operating-system crash could leave the snapshot without its contents: the test zeroes it before
+   * the restart, as such a crash could, and checks that Kafka notices, rebuilds the producer state
+   * from the log, and that the replicas converge. Without the batch the crash point does not exist
+   * (no broker halts and the test fails).
+   */
+  @Test
+  void aLeaderThatCrashesInsideItsTruncationBatchRestartsFromALostSnapshotIntoEqualReplicas()
+      throws Exception {
+    String topic = "crashpoint-leader-batch";
+    TopicPartition tp = new TopicPartition(topic, 0);
+    // Given a mirrored partition (RF=3) with a transaction open on the source
+    StopFixtures.SourceData data =
+        StopFixtures.mirroredWithOpenTransaction(source, destination, topic);
+    StopDriver driver = new StopDriver(destination, source.clusterId());
+    driver.stopUpTo(List.of(tp), "remove-fetchers");
+
+    // When the truncate step fences, and the new leader halts after its truncation and before
+    // the batch has synced the producer-state snapshot the truncation wrote
+    Files.writeString(
+        crashPointFile,
+        CrashPoint.INSIDE_LEADER_TRUNCATION_BATCH.fileContent(),
+        StandardCharsets.UTF_8);
+    try {
+      driver.step("truncate", List.of(tp));
+    } catch (AssertionError | RuntimeException e) {
+      // the halted broker was the one the step was calling: the rerun below resumes
+    }
+    int crashed =
+        awaitHaltedAt(
+            CrashPoint.INSIDE_LEADER_TRUNCATION_BATCH, Duration.ofSeconds(60), List.of(tp));
+    // And that snapshot's contents are lost, as an operating-system crash could lose them
+    java.nio.file.Path snapshot =
+        destination
+            .node(crashed)
+            .logDir()
+            .resolve(topic + "-0")
+            .resolve(String.format("%020d.snapshot", data.lastStableOffset()));
+    assertThat(snapshot).as("the snapshot the truncation wrote").exists();
+    Files.write(snapshot, new byte[(int) Files.size(snapshot)]);
+    // And the whole sequence is driven again from the start, then the broker comes back
+    driver.stop(List.of(tp));
+    destination.restartBroker(crashed);
+
+    // Then the partition is STOPPED with one barrier at the source's LSO on identical replicas,
+    // the restarted one's too, and exactly the records committed below the LSO are visible
+    assertStoppedWithOneBarrierOnEqualReplicas(driver, tp, data);
+    // And the restarted broker found the lost snapshot and rebuilt its producer state without it
+    assertThat(Files.readString(destination.node(crashed).outputFile()))
+        .contains("Failed to load producer snapshot from");
+  }
+
+  /**
    * Waits until a destination broker halted at {@code point} (it said so, and the crash-point file
    * is gone: a point fires once) and every partition of {@code tps} has another leader; the halted
    * broker's id.
@@ -209,7 +264,7 @@ class StopStepCrashPointIT {
       case AFTER_TRUNCATING_RECORDED -> "truncate";
       case AFTER_BARRIER_APPENDED -> "barrier";
       case AFTER_STOPPED_RECORDED -> "make-writable";
-      case INSIDE_FOLLOWER_TRUNCATION_BATCH ->
+      case INSIDE_FOLLOWER_TRUNCATION_BATCH, INSIDE_LEADER_TRUNCATION_BATCH ->
           throw new IllegalArgumentException(point + " is not inside a stop step");
     };
   }

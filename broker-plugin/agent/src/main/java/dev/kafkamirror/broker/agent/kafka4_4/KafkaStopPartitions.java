@@ -179,23 +179,28 @@ final class KafkaStopPartitions implements StopPartitions {
    * leaderIsrUpdateLock} read lock (as Kafka's own {@code Partition.truncateTo} holds it for one):
    * Kafka then writes the recovery-point checkpoint of the log directory once, instead of once per
    * partition, and the producer-state snapshot each truncation writes is synced with the others at
-   * the end ({@link TruncationBatches}). Without access to the lock or the log manager, one
-   * partition at a time as before. If the request fails, every partition of it fails (some may be
-   * truncated: a repeat finds them truncated and goes on).
+   * the end ({@link TruncationBatches}; one partition at a time is a batch too). Without access to
+   * the lock or the log manager, one partition at a time as before. If the request fails, every
+   * partition of it fails (some may be truncated: a repeat finds them truncated and goes on).
    */
   @Override
   public Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets) {
     Map<StopTarget, Exception> failed = new LinkedHashMap<>();
     ReplicaManager rm = BrokerHandles.replicaManager().orElse(null);
     if (rm == null || LEADER_ISR_UPDATE_LOCK == null || offsets.size() == 1) {
-      offsets.forEach(
-          (t, offset) -> {
-            try {
-              t.truncateTo(offset);
-            } catch (Exception e) {
-              failed.put(t, e);
-            }
-          });
+      boolean batch = TruncationBatches.beginLeaderTruncations();
+      try {
+        offsets.forEach(
+            (t, offset) -> {
+              try {
+                t.truncateTo(offset);
+              } catch (Exception e) {
+                failed.put(t, e);
+              }
+            });
+      } finally {
+        TruncationBatches.end(batch);
+      }
       return failed;
     }
     long start = System.nanoTime();

@@ -199,11 +199,15 @@ public final class TruncationBatches {
     if (b.pending.isEmpty() && b.unsyncedSnapshots.isEmpty()) {
       return;
     }
-    if (b.follower) {
-      dev.kafkamirror.broker.agent.TestFaults.crashPoint(
-          dev.kafkamirror.broker.agent.TestFaults.CrashPoint.INSIDE_FOLLOWER_TRUNCATION_BATCH,
-          b.deferred + " truncations on " + Thread.currentThread().getName());
-    }
+    dev.kafkamirror.broker.agent.TestFaults.crashPoint(
+        b.follower
+            ? dev.kafkamirror.broker.agent.TestFaults.CrashPoint.INSIDE_FOLLOWER_TRUNCATION_BATCH
+            : dev.kafkamirror.broker.agent.TestFaults.CrashPoint.INSIDE_LEADER_TRUNCATION_BATCH,
+        b.unsyncedSnapshots.size()
+            + " snapshots and "
+            + b.deferred
+            + " checkpoints deferred on "
+            + Thread.currentThread().getName());
     long start = System.nanoTime();
     int syncFailures = syncAll(b.unsyncedSnapshots);
     long syncedAt = System.nanoTime();
