@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
  *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
  *   [-Dcmo.bench.settle=replicated|mirroring] [-Dcmo.bench.brokerHeap=2g]
- *   [-Dcmo.bench.profileDir=/tmp/stop-jfr]
+ *   [-Dcmo.bench.profileDir=/tmp/stop-jfr [-Dcmo.bench.jfrSettings=/tmp/low-thresholds.jfc]]
  * </pre>
  *
  * <p>Profiling: with {@code cmo.bench.profileDir}, every run's stop (from just before the patch to
@@ -386,14 +386,28 @@ class FailoverLatencyBenchmark {
       Map<Integer, Long> pids = new java.util.LinkedHashMap<>();
       for (int id : destination.brokerIds()) {
         long pid = destination.node(id).pid();
-        if (jcmd(pid, "JFR.start", "name=stop", "settings=profile")) {
+        if (jcmd(pid, "JFR.start", "name=stop", "settings=" + jfrSettings())) {
           pids.put(id, pid);
         }
       }
+      String settings = jfrSettings();
       jdk.jfr.Recording own =
-          new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+          new jdk.jfr.Recording(
+              settings.equals("profile")
+                  ? jdk.jfr.Configuration.getConfiguration("profile")
+                  : jdk.jfr.Configuration.create(Path.of(settings)));
       own.start();
       return new StopProfile(dir, label, pids, own);
+    }
+
+    /**
+     * {@code profile}, or the .jfc file {@code cmo.bench.jfrSettings} names (for example one with
+     * lower thresholds for parks, monitor waits and file syncs: the profile settings record only
+     * those over 10 to 20 ms, and a stop step made of thousands of 2 to 5 ms waits shows none).
+     */
+    private static String jfrSettings() {
+      String settings = System.getProperty("cmo.bench.jfrSettings", "").trim();
+      return settings.isEmpty() ? "profile" : Path.of(settings).toAbsolutePath().toString();
     }
 
     void dump() throws Exception {

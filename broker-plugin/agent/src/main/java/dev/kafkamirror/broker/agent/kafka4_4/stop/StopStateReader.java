@@ -152,13 +152,23 @@ final class StopStateReader {
     KafkaConsumer<byte[], byte[]> c = clients.consumer();
     while (running) {
       long roundStart = System.nanoTime();
+      boolean forSync =
+          syncRequestedNanos - roundStart <= 0
+              && syncRequestedNanos != Long.MIN_VALUE
+              && roundStart - syncRequestedNanos < TimeUnit.SECONDS.toNanos(1);
       Map<TopicPartition, Long> ends = c.endOffsets(c.assignment(), Duration.ofSeconds(10));
+      long endsRead = System.nanoTime();
+      int polls = 0;
+      int records = 0;
       // Poll only while behind: a poll with nothing to read waits its whole timeout.
       while (!reached(c, ends)) {
+        polls++;
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(50))) {
           tables.fold(r);
+          records++;
         }
       }
+      long caughtUp = System.nanoTime();
       lastError = null;
       synchronized (progress) {
         caughtUpAsOfNanos = roundStart;
@@ -170,6 +180,16 @@ final class StopStateReader {
         } catch (RuntimeException e) {
           LOG.warn("stop-state listener failed", e);
         }
+      }
+      if (forSync) {
+        LOG.debug(
+            "stop-state round for a sync: end offsets {} ms, {} polls for {} records {} ms,"
+                + " listeners after it {} ms",
+            (endsRead - roundStart) / 1_000_000L,
+            polls,
+            records,
+            (caughtUp - endsRead) / 1_000_000L,
+            (System.nanoTime() - caughtUp) / 1_000_000L);
       }
       if (syncRequestedNanos - roundStart <= 0) {
         // Nobody waits: follow the topic at a relaxed pace (a sync request wakes this poll).
