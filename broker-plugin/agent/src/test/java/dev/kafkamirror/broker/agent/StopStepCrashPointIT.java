@@ -194,9 +194,20 @@ class StopStepCrashPointIT {
     // Then the partition is STOPPED with one barrier at the source's LSO on identical replicas,
     // the restarted one's too, and exactly the records committed below the LSO are visible
     assertStoppedWithOneBarrierOnEqualReplicas(driver, tp, data);
-    // And the restarted broker found the lost snapshot and rebuilt its producer state without it
-    assertThat(Files.readString(destination.node(crashed).outputFile()))
-        .contains("Failed to load producer snapshot from");
+    // And the restarted broker did not use the lost snapshot: its unclean start deleted it (a
+    // snapshot above the recovery point) or refused it by its CRC, and rebuilt the producer
+    // state from the log; if the file is there again, it is one Kafka wrote anew
+    String log = Files.readString(destination.node(crashed).outputFile());
+    assertThat(
+            log.contains("Deleted producer state snapshot " + snapshot)
+                || log.contains("Failed to load producer snapshot from '" + snapshot + "'"))
+        .as("the restarted broker deleted or refused " + snapshot)
+        .isTrue();
+    if (Files.exists(snapshot)) {
+      byte[] now = Files.readAllBytes(snapshot);
+      assertThat(now).as("the snapshot at the truncation offset after the restart").isNotEmpty();
+      assertThat(now).isNotEqualTo(new byte[now.length]);
+    }
   }
 
   /**
