@@ -89,7 +89,7 @@ final class StopStateReader {
   /** Ends the loop (the thread closes the clients on its way out). */
   void stop() {
     running = false;
-    clients.wakeup();
+    clients.wakeupAll();
   }
 
   /** Waits up to {@code timeoutMs} for the loop to end after {@link #stop}; whether it has. */
@@ -156,7 +156,8 @@ final class StopStateReader {
           syncRequestedNanos - roundStart <= 0
               && syncRequestedNanos != Long.MIN_VALUE
               && roundStart - syncRequestedNanos < TimeUnit.SECONDS.toNanos(1);
-      Map<TopicPartition, Long> ends = c.endOffsets(c.assignment(), Duration.ofSeconds(10));
+      Map<TopicPartition, Long> ends =
+          clients.endOffsetsConsumer().endOffsets(c.assignment(), Duration.ofSeconds(10));
       long endsRead = System.nanoTime();
       int polls = 0;
       int records = 0;

@@ -122,7 +122,7 @@ class StopStateReaderHungBrokerIT {
                 () ->
                     assertThat(connectionsClosed(clients))
                         .as(
-                            "connections the reader's consumer closed since broker %d went silent",
+                            "connections the reader's consumers closed since broker %d went silent",
                             silent)
                         .isGreaterThan(closedBefore));
       } finally {
@@ -133,9 +133,13 @@ class StopStateReaderHungBrokerIT {
     }
   }
 
-  /** The reader's consumer's count of the connections it closed (Kafka's own client metric). */
+  /**
+   * The reader's consumers' count of the connections they closed (Kafka's own client metric): the
+   * one that fetches and the one that asks for end offsets.
+   */
   private static double connectionsClosed(StateTopicClients clients) {
-    return clients.consumer().metrics().entrySet().stream()
+    return java.util.stream.Stream.of(clients.consumer(), clients.endOffsetsConsumer())
+        .flatMap(c -> c.metrics().entrySet().stream())
         .filter(
             e ->
                 e.getKey().name().equals("connection-close-total")
