@@ -168,10 +168,7 @@ class ClusterMirrorReconcilerTest {
   void afterAFenceTheTruncateGoesToTheNewLeaderOnceTheMetadataShowsIt() {
     // Given two mirroring partitions led by broker 1, whose first truncate fences them (their
     // leadership moves to broker 2), and metadata that shows the move only from the third read on
-    rig.mirroring(2);
-    rig.control.answersWithStopState();
-    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 0), "LEADER_MOVED");
-    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+    twoMirroringPartitionsWhoseFirstTruncateFences();
     rig.fenceStaleReads = 2;
     ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
 
@@ -181,14 +178,7 @@ class ClusterMirrorReconcilerTest {
 
     // Then the fencing truncate went to broker 1 and every later one to broker 2 alone (never
     // again to the old leader, which would answer NOT_LEADER), and the stop ended
-    List<TestingBrokerControl.Call> truncates =
-        rig.control.calls().stream().filter(c -> c.what().equals("TRUNCATE")).toList();
-    assertThat(truncates).as(truncates.toString()).hasSize(2);
-    assertThat(truncates.get(0).brokerId()).isEqualTo(1);
-    assertThat(truncates.get(1).brokerId()).as(truncates.toString()).isEqualTo(2);
-    assertThat(truncates.get(1).keys())
-        .containsExactlyInAnyOrder(new PartitionKey(TOPIC, 0), new PartitionKey(TOPIC, 1));
-    assertThat(Conditions.isStopped(rig.statusWriter.last())).isTrue();
+    assertTheTruncateAfterTheFenceWentToTheNewLeaderAloneAndTheStopEnded();
     // And the wait ended as soon as the metadata showed the move, not at its bound (which would
     // have read it some 100 times): a handful of reads in all
     assertThat(rig.destination.placementReads() - readsBefore).isLessThan(15);
@@ -199,10 +189,7 @@ class ClusterMirrorReconcilerTest {
     // Given two mirroring partitions led by broker 1, whose first truncate fences them to broker
     // 2, and metadata whose first read after the fence shows the move but whose next two reads,
     // every other one, come from a broker that has not applied it (as seen at 1,000 partitions)
-    rig.mirroring(2);
-    rig.control.answersWithStopState();
-    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 0), "LEADER_MOVED");
-    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+    twoMirroringPartitionsWhoseFirstTruncateFences();
     rig.fenceLaggingReads = 2;
     ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
 
@@ -211,6 +198,19 @@ class ClusterMirrorReconcilerTest {
 
     // Then every truncate after the fencing one went to broker 2 alone: the observation that
     // planned it read the metadata again until its own read showed the move
+    assertTheTruncateAfterTheFenceWentToTheNewLeaderAloneAndTheStopEnded();
+  }
+
+  /** Two mirroring partitions led by broker 1, whose first truncate fences them to broker 2. */
+  private void twoMirroringPartitionsWhoseFirstTruncateFences() {
+    rig.mirroring(2);
+    rig.control.answersWithStopState();
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 0), "LEADER_MOVED");
+    rig.control.failOnce(Action.TRUNCATE, new PartitionKey(TOPIC, 1), "LEADER_MOVED");
+  }
+
+  /** Two truncates: the fencing one to broker 1, then one for both partitions to broker 2. */
+  private void assertTheTruncateAfterTheFenceWentToTheNewLeaderAloneAndTheStopEnded() {
     List<TestingBrokerControl.Call> truncates =
         rig.control.calls().stream().filter(c -> c.what().equals("TRUNCATE")).toList();
     assertThat(truncates).as(truncates.toString()).hasSize(2);
