@@ -289,8 +289,8 @@ public final class FailoverRounds {
                   followers,
                   fencedLastRound,
                   TimeUnit.NANOSECONDS.toMillis(Math.max(0L, fenceWaitLeftNanos)));
-      if (!fromAnswers && !fencedLastRound.isEmpty()) {
-        fenceWaitLeftNanos -= System.nanoTime() - observeStarted;
+      if (!fromAnswers) {
+        fenceWaitLeftNanos -= progress.observation.fenceWaitNanos();
       }
       fencedLastRound = Map.of();
       chained = null;
@@ -415,7 +415,14 @@ public final class FailoverRounds {
       fencedLastRound = StopChaining.fencedBy(result.answers());
     }
     if (observeAgain) {
-      progress.observation = driver.observe(request.mirror(), request.destination(), followers);
+      // After a last round that fenced, the status's observation waits for the moves too.
+      progress.observation =
+          driver.observe(
+              request.mirror(),
+              request.destination(),
+              followers,
+              fencedLastRound,
+              TimeUnit.NANOSECONDS.toMillis(Math.max(0L, fenceWaitLeftNanos)));
       progress.plan = plan(request, progress.observation);
       if (request.failback() != null) {
         progress.plan =

@@ -50,10 +50,25 @@ public final class MirrorDriver {
   }
 
   /** One observation of the destination. */
+  /**
+   * One observation of the destination.
+   *
+   * @param fenceWaitNanos how long its metadata reads waited for fenced partitions to show their
+   *     new leaders (0 when there was nothing to wait for)
+   */
   public record Observation(
       List<PartitionObservation> partitions,
       Map<PartitionKey, PartitionPlacement> placements,
-      Map<Integer, String> brokerHosts) {}
+      Map<Integer, String> brokerHosts,
+      long fenceWaitNanos) {
+
+    public Observation(
+        List<PartitionObservation> partitions,
+        Map<PartitionKey, PartitionPlacement> placements,
+        Map<Integer, String> brokerHosts) {
+      this(partitions, placements, brokerHosts, 0L);
+    }
+  }
 
   /**
    * Metadata, then describe on each partition's leader; with {@code followers}, also on every other
@@ -94,9 +109,11 @@ public final class MirrorDriver {
       throws ClusterAdmin.KafkaCallException {
     long started = System.nanoTime();
     Map<Integer, String> hosts = destination.brokerHosts();
+    long placementsStarted = System.nanoTime();
     List<PartitionPlacement> placements =
         placementsShowingMoves(mirror, destination, fencedBy, fenceWaitMs);
     long metadataNanos = System.nanoTime() - started;
+    long fenceWaitNanos = fencedBy.isEmpty() ? 0L : System.nanoTime() - placementsStarted;
     Map<PartitionKey, PartitionPlacement> byKey = new LinkedHashMap<>();
     Map<Integer, List<PartitionKey>> byLeader = new TreeMap<>();
     List<PartitionObservation> out = new ArrayList<>();
@@ -165,7 +182,7 @@ public final class MirrorDriver {
     if (followers) {
       out = withUnregisteredFollowers(mirror, hosts, out);
     }
-    return new Observation(out, byKey, hosts);
+    return new Observation(out, byKey, hosts, fenceWaitNanos);
   }
 
   /**
@@ -191,8 +208,8 @@ public final class MirrorDriver {
     long start = System.nanoTime();
     long deadline = start + TimeUnit.MILLISECONDS.toNanos(Math.max(0L, fenceWaitMs));
     int reads = 0;
+    List<PartitionPlacement> placements = destination.placements(mirror.topics());
     while (true) {
-      List<PartitionPlacement> placements = destination.placements(mirror.topics());
       reads++;
       if (fencedBy.isEmpty()) {
         return placements;
@@ -219,6 +236,19 @@ public final class MirrorDriver {
         Thread.currentThread().interrupt();
         throw new IllegalStateException(
             "interrupted while waiting for fenced partitions to show their new leaders", e);
+      }
+      try {
+        placements = destination.placements(mirror.topics());
+      } catch (ClusterAdmin.KafkaCallException | RuntimeException e) {
+        // A read that fails while waiting ends the wait: the observation goes on with the last
+        // read it has (only the first read of an observation fails it).
+        LOG.info(
+            "mirror={} metadata read while waiting for {} fenced partitions to show their new"
+                + " leaders failed; the observation goes on with the previous read: {}",
+            mirror.mirrorName(),
+            notMoved.size(),
+            e.toString());
+        return placements;
       }
     }
   }

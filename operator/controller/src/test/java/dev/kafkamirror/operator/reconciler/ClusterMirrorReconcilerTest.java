@@ -185,7 +185,7 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
-  void afterAFenceAMetadataReadFromABrokerThatHasNotAppliedTheMoveIsReadAgain() {
+  void afterAFenceTheObservationThatPlansTheTruncateIsTheOneWhoseMetadataShowsTheMove() {
     // Given two mirroring partitions led by broker 1, whose first truncate fences them to broker
     // 2, and metadata whose first read after the fence shows the move but whose next two reads,
     // every other one, come from a broker that has not applied it (as seen at 1,000 partitions)
@@ -197,7 +197,7 @@ class ClusterMirrorReconcilerTest {
     rig.reconcile(cr);
 
     // Then every truncate after the fencing one went to broker 2 alone: the observation that
-    // planned it read the metadata again until its own read showed the move
+    // planned it is the one whose read showed the move, not a later read from the lagging broker
     assertTheTruncateAfterTheFenceWentToTheNewLeaderAloneAndTheStopEnded();
   }
 

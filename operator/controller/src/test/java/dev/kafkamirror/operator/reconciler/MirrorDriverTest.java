@@ -290,6 +290,24 @@ class MirrorDriverTest {
   }
 
   @Test
+  void aMetadataReadThatFailsWhileWaitingEndsTheWaitWithThePreviousRead() throws Exception {
+    // Given partition 0 fenced by broker 1, metadata that goes on naming broker 1, and every read
+    // after the first one failing
+    destination.topic(TOPIC, 2);
+    PartitionKey p0 = new PartitionKey(TOPIC, 0);
+    destination.failPlacementsAfter(1);
+
+    // When the driver observes, waiting up to 5 s for the move
+    MirrorDriver.Observation o =
+        driver.observe(mirror(Map.of()), destination, false, Map.of(p0, 1), 5_000);
+
+    // Then the failed re-read ended the wait instead of failing the observation, which went on
+    // with what the first (and only successful) read showed: partition 0 on broker 1
+    assertThat(o.placements().get(p0).leaderId()).isEqualTo(1);
+    assertThat(destination.placementReads()).isEqualTo(1);
+  }
+
+  @Test
   void anInterruptedWaitForFencesFailsTheReconcile() {
     // Given a fence the metadata does not show yet, on an interrupted thread
     destination.topic(TOPIC, 1);

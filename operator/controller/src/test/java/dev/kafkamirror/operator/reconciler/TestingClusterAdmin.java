@@ -167,10 +167,24 @@ final class TestingClusterAdmin implements ClusterAdmin {
     return brokers.get((brokers.indexOf(brokerId) + 1) % brokers.size());
   }
 
+  /** Metadata reads ({@link #placements}) after this many more succeed fail; negative: never. */
+  private volatile int placementReadsBeforeFailure = -1;
+
+  /** The next {@code reads} metadata reads succeed, every one after them fails. */
+  void failPlacementsAfter(int reads) {
+    placementReadsBeforeFailure = reads;
+  }
+
   @Override
   public synchronized List<PartitionPlacement> placements(TopicSelector selector)
       throws KafkaCallException {
     check("describe topics");
+    if (placementReadsBeforeFailure == 0) {
+      throw new KafkaCallException("cannot describe topics on " + label + ": injected", null);
+    }
+    if (placementReadsBeforeFailure > 0) {
+      placementReadsBeforeFailure--;
+    }
     placementReads.incrementAndGet();
     List<PartitionPlacement> out = new ArrayList<>();
     for (String topic : selector.select(topicNames())) {
