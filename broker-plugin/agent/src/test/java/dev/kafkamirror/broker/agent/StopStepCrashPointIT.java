@@ -178,6 +178,15 @@ class StopStepCrashPointIT {
     int crashed =
         awaitHaltedAt(
             CrashPoint.INSIDE_LEADER_TRUNCATION_BATCH, Duration.ofSeconds(60), List.of(tp));
+    // (the batch had deferred the sync of at least one snapshot when it halted)
+    java.util.regex.Matcher deferred =
+        java.util.regex.Pattern.compile(
+                "inside-leader-truncation-batch reached \\((\\d+) snapshots and")
+            .matcher(Files.readString(destination.node(crashed).outputFile()));
+    assertThat(deferred.find()).as("the crash point's line names the deferred snapshots").isTrue();
+    assertThat(Integer.parseInt(deferred.group(1)))
+        .as("snapshot syncs deferred in the batch")
+        .isPositive();
     // And that snapshot's contents are lost, as an operating-system crash could lose them
     java.nio.file.Path snapshot =
         destination

@@ -223,7 +223,7 @@ final class KafkaStopPartitions implements StopPartitions {
         held.add(lock);
       }
       // The producer-state snapshots of the truncations are synced together when the batch ends,
-      // before the locks are released (TruncationBatches).
+      // before this call returns (TruncationBatches).
       boolean batch = TruncationBatches.beginLeaderTruncations();
       try {
         rm.logManager().truncateTo(byPartition, false);

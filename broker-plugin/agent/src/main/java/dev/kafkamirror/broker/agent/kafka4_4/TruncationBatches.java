@@ -48,16 +48,17 @@ import org.slf4j.LoggerFactory;
  * the checkpoints, when the batch method returns: before a fetcher thread appends to any of those
  * partitions again (appends to a follower's log come from the same thread, which holds its
  * partition map lock for the whole method, so no leadership change or fetcher removal can slip in
- * between), and before a stop call releases its partitions' locks. The checkpoint written is the
- * same one the last truncation of the batch would have written (the recovery points in memory, read
- * when written). The crash window between a partition's truncation and its checkpoint or snapshot
- * sync, which stock Kafka also has for one partition, lasts the batch. A broker killed inside it
- * restarts with a recovery point above the truncated log end, which Kafka's log loader clamps to
- * the log end ({@code StopStepCrashPointIT} halts a follower there and checks that the replicas
- * converge), and at worst with a snapshot file whose contents did not reach the disk: Kafka's
- * snapshot reader checks each file's CRC, deletes one that does not match and rebuilds the producer
- * state from an older snapshot and the log, as it does for the snapshot it writes without a sync
- * when it rolls a segment.
+ * between), and before a stop call's truncate step answers (a mirror partition that a stop
+ * truncates takes no append before that: its fetchers are removed and clients are refused until the
+ * partition is STOPPED). The checkpoint written is the same one the last truncation of the batch
+ * would have written (the recovery points in memory, read when written). The crash window between a
+ * partition's truncation and its checkpoint or snapshot sync, which stock Kafka also has for one
+ * partition, lasts the batch. A broker killed inside it restarts with a recovery point above the
+ * truncated log end, which Kafka's log loader clamps to the log end ({@code StopStepCrashPointIT}
+ * halts a follower there and checks that the replicas converge), and at worst with a snapshot file
+ * whose contents did not reach the disk: Kafka's snapshot reader checks each file's CRC, deletes
+ * one that does not match and rebuilds the producer state from an older snapshot and the log, as it
+ * does for the snapshot it writes without a sync when it rolls a segment.
  *
  * <p>Threading: a batch belongs to the thread that opened it (a thread-local); nested batches end
  * with the outermost. A checkpoint or snapshot asked for outside a batch, or on another thread, is
@@ -244,7 +245,7 @@ public final class TruncationBatches {
    * in the meantime (a later truncation of the same log) needs none. Returns how many failed, each
    * logged.
    */
-  private static int syncAll(List<Path> files) {
+  static int syncAll(List<Path> files) {
     if (files.isEmpty()) {
       return 0;
     }

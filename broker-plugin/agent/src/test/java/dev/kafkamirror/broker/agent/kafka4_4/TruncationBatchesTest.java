@@ -277,16 +277,20 @@ class TruncationBatchesTest {
   }
 
   @Test
-  void theRealSyncOfAFileDeletedInTheMeantimeIsNotAnError(@TempDir Path dir) throws Exception {
-    // Given the real sync, and a snapshot that a later truncation of the same log deleted
+  void theRealSyncCountsAFileDeletedInTheMeantimeAsSyncedAndAMissingDirectoryAsFailed(
+      @TempDir Path dir) throws Exception {
+    // Given the real sync, a snapshot that exists, and one a later truncation of the same log
+    // deleted
     TruncationBatches.fileSync = realSync;
     Path kept = Files.writeString(dir.resolve("kept.snapshot"), "x");
-    boolean began = TruncationBatches.begin();
-    TruncationBatches.deferSnapshotSync(() -> Optional.of(kept.toFile()));
-    TruncationBatches.deferSnapshotSync(() -> Optional.of(dir.resolve("gone.snapshot").toFile()));
+    Path gone = dir.resolve("gone.snapshot");
 
-    // When the batch ends, Then nothing is thrown and the file that exists is still there
-    TruncationBatches.end(began);
-    assertThat(Files.readString(kept)).isEqualTo("x");
+    // When both are synced, Then neither failed (a deleted file needs no sync)
+    assertThat(TruncationBatches.syncAll(List.of(kept, gone))).isZero();
+
+    // And a file that cannot be opened for another reason than its absence counts as failed
+    Path unopenable = dir.resolve("not-a-directory").resolve("x.snapshot");
+    Files.writeString(dir.resolve("not-a-directory"), "a file where a directory should be");
+    assertThat(TruncationBatches.syncAll(List.of(kept, unopenable))).isEqualTo(1);
   }
 }

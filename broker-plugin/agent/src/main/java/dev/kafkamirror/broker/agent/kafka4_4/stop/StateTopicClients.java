@@ -181,10 +181,25 @@ final class StateTopicClients {
     Properties pp = writerProperties(clientProperties, brokerId);
     Properties ep = readerProperties(clientProperties, brokerId);
     ep.put("client.id", ep.getProperty("client.id") + "-end-offsets");
+    KafkaConsumer<byte[], byte[]> e;
+    KafkaProducer<byte[], byte[]> p;
+    try {
+      e = new KafkaConsumer<>(ep);
+    } catch (RuntimeException failed) {
+      c.close(Duration.ZERO);
+      throw failed;
+    }
+    try {
+      p = new KafkaProducer<>(pp);
+    } catch (RuntimeException failed) {
+      c.close(Duration.ZERO);
+      e.close(Duration.ZERO);
+      throw failed;
+    }
     synchronized (this) {
       partitionCount = assignment.size();
-      producer = new KafkaProducer<>(pp);
-      endOffsets = new KafkaConsumer<>(ep);
+      producer = p;
+      endOffsets = e;
       consumer = c;
       // The new consumer reads from the beginning: until it has caught up the table may show older
       // steps, so no partition counts as current without a new sync.
