@@ -185,22 +185,28 @@ final class KafkaStopPartitions implements StopPartitions {
    */
   @Override
   public Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets) {
+    // The producer-state snapshots of the truncations are synced together when the batch ends,
+    // before this call returns (TruncationBatches).
+    boolean batch = TruncationBatches.beginLeaderTruncations();
+    try {
+      return truncateAllInBatch(offsets);
+    } finally {
+      TruncationBatches.end(batch);
+    }
+  }
+
+  private Map<StopTarget, Exception> truncateAllInBatch(Map<StopTarget, Long> offsets) {
     Map<StopTarget, Exception> failed = new LinkedHashMap<>();
     ReplicaManager rm = BrokerHandles.replicaManager().orElse(null);
     if (rm == null || LEADER_ISR_UPDATE_LOCK == null || offsets.size() == 1) {
-      boolean batch = TruncationBatches.beginLeaderTruncations();
-      try {
-        offsets.forEach(
-            (t, offset) -> {
-              try {
-                t.truncateTo(offset);
-              } catch (Exception e) {
-                failed.put(t, e);
-              }
-            });
-      } finally {
-        TruncationBatches.end(batch);
-      }
+      offsets.forEach(
+          (t, offset) -> {
+            try {
+              t.truncateTo(offset);
+            } catch (Exception e) {
+              failed.put(t, e);
+            }
+          });
       return failed;
     }
     long start = System.nanoTime();
@@ -222,14 +228,7 @@ final class KafkaStopPartitions implements StopPartitions {
         lock.readLock().lock();
         held.add(lock);
       }
-      // The producer-state snapshots of the truncations are synced together when the batch ends,
-      // before this call returns (TruncationBatches).
-      boolean batch = TruncationBatches.beginLeaderTruncations();
-      try {
-        rm.logManager().truncateTo(byPartition, false);
-      } finally {
-        TruncationBatches.end(batch);
-      }
+      rm.logManager().truncateTo(byPartition, false);
     } catch (RuntimeException e) {
       offsets.keySet().forEach(t -> failed.put(t, e));
       return failed;
