@@ -39,23 +39,42 @@ final class MirrorMakerProcess {
 
   /** What the MirrorMaker side needs to know about the clusters and the tuning. */
   record Settings(
-      String sourceBootstrap, String targetBootstrap, String compression, int tasksMax) {}
+      String sourceBootstrap,
+      Map<String, String> sourceSecurity,
+      String targetBootstrap,
+      String compression,
+      int tasksMax,
+      String heap) {}
 
   /**
    * Nanoseconds from the JVM's launch and from the first record seen on the target until the
-   * target's log ends summed to the source's; the JVM's peak RSS (VmHWM) in KiB.
+   * target's log ends summed to the source's, the records copied then, and the JVM's peak RSS
+   * (VmHWM) in KiB.
    */
-  record Timing(long totalNanos, long steadyNanos, long peakRssKiB) {}
+  record Timing(long totalNanos, long steadyNanos, long records, long peakRssKiB) {}
+
+  /** What the copy must reach once it holds the backlog: the source's record count then. */
+  interface Tail {
+    long recordsToCopy(long backlog) throws Exception;
+  }
 
   /**
    * Pre-creates {@code topic} on the target (so MirrorMaker's topic creation is not timed), starts
-   * MirrorMaker for it, waits until the target holds every source record, and stops MirrorMaker.
+   * MirrorMaker for it, waits until the target holds every source record of the start, asks {@code
+   * tail} how many it must hold in all (more when the source took writes meanwhile), waits for
+   * those, and stops MirrorMaker.
    */
   static Timing mirror(
-      Settings settings, KafkaCluster source, KafkaCluster target, String topic, int partitions)
+      Settings settings,
+      KafkaCluster source,
+      KafkaCluster target,
+      String topic,
+      int partitions,
+      Tail tail)
       throws Exception {
     target.createTopic(topic, partitions, 1, Map.of());
     long sourceRecords = MirrorThroughputBenchmark.sumOfLogEnds(source, topic);
+    boolean backlogCopied = false;
     Path dir =
         Path.of(
             System.getProperty(
@@ -75,8 +94,11 @@ final class MirrorMakerProcess {
     command.addAll(
         List.of(
             "-Xms256m",
-            "-Xmx1g",
+            "-Xmx" + settings.heap(),
             "-XX:+UseG1GC",
+            // A task that runs out of heap ends the process, so the run fails instead of waiting
+            // for a copy that cannot finish (seen with a 1 GiB heap and a 1 GiB backlog).
+            "-XX:+ExitOnOutOfMemoryError",
             "-XX:MaxGCPauseMillis=20",
             "-Djava.awt.headless=true",
             "-Dlog4j2.configurationFile=" + log4j,
@@ -104,8 +126,12 @@ final class MirrorMakerProcess {
           first = now;
         }
         peak = Math.max(peak, MirrorThroughputBenchmark.procStatusKiB(process.pid(), "VmHWM"));
+        if (copied >= sourceRecords && !backlogCopied) {
+          backlogCopied = true;
+          sourceRecords = tail.recordsToCopy(sourceRecords);
+        }
         if (copied >= sourceRecords) {
-          return new Timing(now - start, now - first, peak);
+          return new Timing(now - start, now - first, copied, peak);
         }
         if (!process.isAlive()) {
           throw new IllegalStateException(
@@ -169,6 +195,7 @@ final class MirrorMakerProcess {
             "\n",
             "clusters = source, target",
             "source.bootstrap.servers = " + s.sourceBootstrap(),
+            sourceSecurityLines(s),
             "target.bootstrap.servers = " + s.targetBootstrap(),
             "source->target.enabled = true",
             "source->target.topics = " + topic,
@@ -197,6 +224,20 @@ final class MirrorMakerProcess {
             "source.consumer.fetch.max.bytes = " + 64 * 1024 * 1024,
             "source.consumer.max.poll.records = 2000")
         + "\n";
+  }
+
+  /** The source's client security settings under MirrorMaker's {@code source.} prefix. */
+  private static String sourceSecurityLines(Settings s) {
+    StringBuilder lines = new StringBuilder("# source client security");
+    s.sourceSecurity()
+        .forEach(
+            (key, value) ->
+                lines
+                    .append("\nsource.")
+                    .append(key)
+                    .append(" = ")
+                    .append(MirrorThroughputBenchmark.inline(value)));
+    return lines.toString();
   }
 
   private static final String LOG4J =

@@ -4,9 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kafkamirror.testing.kafka.KafkaCluster;
 import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
+import dev.kafkamirror.testing.process.Commands;
+import dev.kafkamirror.testing.tls.TestCertificates;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -41,7 +45,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * java -cp broker-plugin/agent/target/test-classes:broker-plugin/agent/target/classes:$(cat /tmp/agent-test.classpath) \
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
- *     [-DsourceBrokers=1] \
+ *     [-Dmm2.heap=2g] [-DsourceBrokers=1] [-DliveMiBs=0] [-DsourceTls=false] [-Dsettle=true] \
  *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
  *
@@ -54,14 +58,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       topic of P partitions on the replication cluster's brokers 1 to S, spread alike, are
  *       preloaded with the same N MiB of 1 KiB records (same producer settings, optional zstd).
  *       Nothing is timed while preloading.
+ *   <li>Before each side, with {@code -Dsettle=true} (the default), the page cache's dirty pages
+ *       are written out ({@code sync}) and the side waits until less than {@value
+ *       #SETTLED_DIRTY_KIB} KiB are dirty or being written back: otherwise the kernel's writeback
+ *       of the preload (30 s after it was written, by default) lands inside whichever side runs
+ *       first. Each side's line on standard output shows what was dirty before.
  *   <li><b>plugin</b>: a single-node destination with the agent; the topic is created and mirrored
  *       with one {@code mirror/start} call; timed from that call until every destination
  *       partition's log end (Admin listOffsets) equals the source's.
  *   <li><b>replication</b>: a cluster of a controller plus S + 1 brokers without the agent; each
  *       partition's replicas are reassigned from [its leader] to [its leader, S + 1], so broker S +
  *       1 is a new, empty follower that fetches everything (from S leaders at once); timed from the
- *       reassignment call until broker 2 is in the ISR of every partition (no writes meanwhile, so
- *       in sync means its log end equals the leader's).
+ *       reassignment call until broker S + 1 is in the ISR of every partition (see {@link
+ *       #replicationSide} for why that means caught up, also with live writes).
  *   <li><b>MirrorMaker 2</b>: a dedicated {@code org.apache.kafka.connect.mirror.MirrorMaker}
  *       (connect-mirror 4.3.1, its own JVM, classpath from cmo-mirrormaker2-runtime) into a
  *       single-node target cluster with the topic pre-created; timed until the target's log ends
@@ -70,17 +79,36 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       steady rate); the ratio uses the steady rate, the one more favourable to MirrorMaker 2.
  * </ol>
  *
+ * <p>With {@code -DliveMiBs=R} the copied topic takes new writes while each side runs: a {@link
+ * PacedWriter} writes R MiB/s of 1 KiB records into the topic the side copies from (the source for
+ * the plugin and MirrorMaker 2, the leaders of the replication cluster for the follower) from the
+ * side's start until the preloaded backlog is copied; then it stops, every record it sent is
+ * acknowledged, and the side ends when the copy also holds those. A side's MiB/s is everything it
+ * copied (backlog and live records) over its time.
+ *
+ * <p>With {@code -DsourceTls=true} the source cluster's client and inter-broker listener is TLS (a
+ * CA and a broker certificate made by keytool, PEM), the plugin and MirrorMaker 2 connect to it
+ * over TLS, and the replication cluster's listener is TLS alike, so its follower fetches over TLS
+ * too. Destinations stay on PLAINTEXT.
+ *
+ * <p>Memory: the plugin destination broker's and the stock follower broker's {@code VmRSS} (and
+ * {@code VmHWM}, the peak) right after their sides (same heap, same settings, one with the agent),
+ * and the MirrorMaker JVM's peak.
+ *
  * <p>Every process it starts (brokers, the MirrorMaker JVM) is stopped at the end, also on failure:
  * the clusters in try-with-resources, the MirrorMaker JVM in a finally block, and the {@link
- * dev.kafkamirror.testing.process.ProcessReaper} behind both. Single-threaded.
+ * dev.kafkamirror.testing.process.ProcessReaper} behind both. Single-threaded apart from the {@link
+ * PacedWriter}'s thread.
  */
 public final class MirrorThroughputBenchmark {
 
-  private static final int RECORD_BYTES = 1024;
+  static final int RECORD_BYTES = 1024;
   private static final byte[] ALPHABET =
       "abcdefghijklmnopqrstuvwxyz ,.;:-".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private static final long POLL_MS = 100;
   private static final long SIDE_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(20);
+  private static final long SETTLED_DIRTY_KIB = 16 * 1024;
+  private static final long SETTLE_TIMEOUT_MS = 60_000;
 
   private final Path agent;
   private final int rounds;
@@ -88,7 +116,13 @@ public final class MirrorThroughputBenchmark {
   private final int preloadMiB;
   private final String compression;
   private final int mm2Tasks;
+  private final String mm2Heap;
   private final int sourceBrokers;
+  private final double liveMiBs;
+  private final boolean settle;
+
+  /** The CA and broker certificate of a TLS source ({@code -DsourceTls=true}); null without. */
+  private final TestCertificates certs;
 
   private MirrorThroughputBenchmark() {
     this.agent =
@@ -100,10 +134,23 @@ public final class MirrorThroughputBenchmark {
     this.preloadMiB = Integer.getInteger("preloadMiB", 256);
     this.compression = System.getProperty("compression", "none");
     this.mm2Tasks = Integer.getInteger("mm2.tasks", 4);
+    this.mm2Heap = System.getProperty("mm2.heap", "2g");
     this.sourceBrokers = Integer.getInteger("sourceBrokers", 1);
     if (sourceBrokers < 1) {
       throw new IllegalArgumentException("sourceBrokers must be at least 1, was " + sourceBrokers);
     }
+    this.liveMiBs = Double.parseDouble(System.getProperty("liveMiBs", "0"));
+    if (liveMiBs < 0) {
+      throw new IllegalArgumentException("liveMiBs must be 0 (off) or more, was " + liveMiBs);
+    }
+    this.settle = Boolean.parseBoolean(System.getProperty("settle", "true"));
+    this.certs =
+        Boolean.getBoolean("sourceTls")
+            ? TestCertificates.create(
+                Path.of(
+                    System.getProperty("cmo.test.workdir", "target/test-work"),
+                    "tp-tls-" + System.nanoTime()))
+            : null;
   }
 
   /**
@@ -123,7 +170,15 @@ public final class MirrorThroughputBenchmark {
     System.out.println(new MirrorThroughputBenchmark().run());
   }
 
-  /** One round's figures: MiB/s per side, the plugin broker's memory, the load at the start. */
+  /** What one side copied (backlog and live records) and in how many nanoseconds. */
+  record Copy(long nanos, long records) {
+
+    double mibPerSecond() {
+      return (double) records * RECORD_BYTES / (1024 * 1024) / (nanos / 1e9);
+    }
+  }
+
+  /** One round's figures: MiB/s per side, the brokers' memory, the load at the start. */
   private record Round(
       int number,
       String order,
@@ -133,13 +188,15 @@ public final class MirrorThroughputBenchmark {
       double mm2TotalMiBs,
       long pluginRssKiB,
       long pluginPeakRssKiB,
+      long stockRssKiB,
+      long stockPeakRssKiB,
       long mm2PeakRssKiB,
       String load) {}
 
   private String run() throws Exception {
     StringBuilder out = new StringBuilder();
     List<Round> results = new ArrayList<>();
-    KafkaClusterConfig.Builder sourceConfig = KafkaClusterConfig.builder("tp-source");
+    KafkaClusterConfig.Builder sourceConfig = tls(KafkaClusterConfig.builder("tp-source"));
     if (sourceBrokers > 1) {
       sourceConfig.controllerPlusBrokers(sourceBrokers);
     }
@@ -153,19 +210,22 @@ public final class MirrorThroughputBenchmark {
                 .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
                 .start();
         KafkaCluster replication =
-            KafkaClusterConfig.builder("tp-replication")
+            tls(KafkaClusterConfig.builder("tp-replication"))
                 .controllerPlusBrokers(sourceBrokers + 1)
                 .start();
         KafkaCluster mm2Target = KafkaClusterConfig.builder("tp-mm2-target").start()) {
       MirrorMakerProcess.Settings mm2Settings =
           new MirrorMakerProcess.Settings(
-              source.bootstrapServers(), mm2Target.bootstrapServers(), compression, mm2Tasks);
+              source.bootstrapServers(),
+              sourceClientSecurity(),
+              mm2Target.bootstrapServers(),
+              compression,
+              mm2Tasks,
+              mm2Heap);
       for (int round = 1; round <= rounds; round++) {
         String topic = "tp-r" + round;
         preload(source, topic);
         preload(replication, topic);
-        long records = sumOfLogEnds(source, topic);
-        double mib = (double) records * RECORD_BYTES / (1024 * 1024);
         List<String> order =
             round % 2 == 1
                 ? List.of("plugin", "replication", "mm2")
@@ -175,24 +235,42 @@ public final class MirrorThroughputBenchmark {
         double repl = 0;
         double[] mm2 = {0, 0};
         long[] rss = {0, 0};
+        long[] stockRss = {0, 0};
         long mm2Peak = 0;
         for (String side : order) {
+          String dirty = settleDisk();
           switch (side) {
             case "plugin" -> {
-              plugin = mib / seconds(pluginSide(source, pluginDestination, topic));
+              plugin = pluginSide(source, pluginDestination, topic).mibPerSecond();
               long pid = pluginDestination.node(1).pid();
               rss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
             }
-            case "replication" -> repl = mib / seconds(replicationSide(replication, topic));
+            case "replication" -> {
+              repl = replicationSide(replication, topic).mibPerSecond();
+              long pid = replication.node(followerBroker()).pid();
+              stockRss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
+            }
             case "mm2" -> {
-              MirrorMakerProcess.Timing t =
-                  MirrorMakerProcess.mirror(mm2Settings, source, mm2Target, topic, partitions);
-              mm2 = new double[] {mib / seconds(t.steadyNanos()), mib / seconds(t.totalNanos())};
-              mm2Peak = t.peakRssKiB();
+              try (PacedWriter writer = writerInto(source, topic)) {
+                MirrorMakerProcess.Timing t =
+                    MirrorMakerProcess.mirror(
+                        mm2Settings,
+                        source,
+                        mm2Target,
+                        topic,
+                        partitions,
+                        backlog -> writer == null ? backlog : stopAndCount(writer, source, topic));
+                mm2 =
+                    new double[] {
+                      new Copy(t.steadyNanos(), t.records()).mibPerSecond(),
+                      new Copy(t.totalNanos(), t.records()).mibPerSecond()
+                    };
+                mm2Peak = t.peakRssKiB();
+              }
             }
             default -> throw new IllegalStateException(side);
           }
-          System.out.printf(Locale.ROOT, "round %d: %s done%n", round, side);
+          System.out.printf(Locale.ROOT, "round %d: %s done (%s)%n", round, side, dirty);
         }
         Round r =
             new Round(
@@ -204,6 +282,8 @@ public final class MirrorThroughputBenchmark {
                 mm2[1],
                 rss[0],
                 rss[1],
+                stockRss[0],
+                stockRss[1],
                 mm2Peak,
                 load);
         results.add(r);
@@ -216,24 +296,29 @@ public final class MirrorThroughputBenchmark {
     out.append(
         String.format(
             Locale.ROOT,
-            "### Mirror throughput: %d partitions, %d MiB of 1 KiB records, compression %s,"
-                + " %d source broker(s)%n%n",
+            "### Mirror throughput: %d partitions, %d MiB of 1 KiB records preloaded, live writes %s,"
+                + " compression %s, %d source broker(s), source %s, disk settled before each side:"
+                + " %s%n%n",
             partitions,
             preloadMiB,
+            liveMiBs > 0 ? String.format(Locale.ROOT, "%.1f MiB/s", liveMiBs) : "none",
             compression,
-            sourceBrokers));
+            sourceBrokers,
+            certs == null ? "PLAINTEXT" : "TLS",
+            settle ? "yes" : "no"));
     out.append(
         "| round | order | load avg (1/5/15 min) at start | plugin MiB/s | replication MiB/s |"
             + " MM2 MiB/s steady (from launch) | plugin / replication | plugin / MM2 |"
-            + " plugin broker RSS (peak) MiB | MM2 JVM peak RSS MiB |\n"
-            + "|---|---|---|---|---|---|---|---|---|---|\n");
+            + " plugin broker RSS (peak) MiB | stock follower RSS (peak) MiB |"
+            + " MM2 JVM peak RSS MiB |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|---|\n");
     results.forEach(r -> out.append(row(r)).append('\n'));
     double[] pr = results.stream().mapToDouble(r -> r.pluginMiBs() / r.replicationMiBs()).toArray();
     double[] pm = results.stream().mapToDouble(r -> r.pluginMiBs() / r.mm2SteadyMiBs()).toArray();
     out.append(
         String.format(
             Locale.ROOT,
-            "| median | | | %.1f | %.1f | %.1f (%.1f) | **%.2f** | **%.2f** | | |%n",
+            "| median | | | %.1f | %.1f | %.1f (%.1f) | **%.2f** | **%.2f** | | | |%n",
             median(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
             median(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
             median(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
@@ -243,7 +328,7 @@ public final class MirrorThroughputBenchmark {
     out.append(
         String.format(
             Locale.ROOT,
-            "| min-max | | | %s | %s | %s | %s | %s | | |%n%n",
+            "| min-max | | | %s | %s | %s | %s | %s | | | |%n%n",
             spread(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
             spread(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
             spread(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
@@ -255,7 +340,7 @@ public final class MirrorThroughputBenchmark {
   private static String row(Round r) {
     return String.format(
         Locale.ROOT,
-        "| %d | %s | %s | %.1f | %.1f | %.1f (%.1f) | %.2f | %.2f | %d (%d) | %d |",
+        "| %d | %s | %s | %.1f | %.1f | %.1f (%.1f) | %.2f | %.2f | %d (%d) | %d (%d) | %d |",
         r.number(),
         r.order(),
         r.load(),
@@ -267,17 +352,93 @@ public final class MirrorThroughputBenchmark {
         r.pluginMiBs() / r.mm2SteadyMiBs(),
         r.pluginRssKiB() / 1024,
         r.pluginPeakRssKiB() / 1024,
+        r.stockRssKiB() / 1024,
+        r.stockPeakRssKiB() / 1024,
         r.mm2PeakRssKiB() / 1024);
   }
 
   /**
-   * Creates {@code topic} with {@link #partitions} partitions (all on {@code onlyBroker} when
-   * given, else RF 1 wherever the controller puts them) and writes {@link #preloadMiB} MiB of 1 KiB
-   * records, spread evenly over the partitions.
+   * With {@code -DsourceTls=true}: the cluster's PLAINTEXT listener (clients and inter-broker)
+   * speaks TLS with the benchmark CA's broker certificate, and its harness clients trust that CA.
    */
+  private KafkaClusterConfig.Builder tls(KafkaClusterConfig.Builder builder) {
+    if (certs == null) {
+      return builder;
+    }
+    builder
+        .brokerProperty("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:PLAINTEXT")
+        .brokerProperty("ssl.keystore.type", "PEM")
+        .brokerProperty("ssl.keystore.key", inline(certs.privateKeyPem("broker")))
+        .brokerProperty(
+            "ssl.keystore.certificate.chain", inline(certs.certificateChainPem("broker")))
+        .brokerProperty("ssl.truststore.type", "PEM")
+        .brokerProperty("ssl.truststore.certificates", inline(certs.caPemText()));
+    sourceClientSecurity().forEach(builder::clientProperty);
+    return builder;
+  }
+
+  /** The client settings a TLS source needs (none for PLAINTEXT). */
+  private Map<String, String> sourceClientSecurity() {
+    if (certs == null) {
+      return Map.of();
+    }
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("security.protocol", "SSL");
+    settings.put("ssl.truststore.type", "PEM");
+    settings.put("ssl.truststore.certificates", certs.caPemText().replace("\r", ""));
+    return settings;
+  }
+
+  /** PEM text as one server.properties line (keytool ends the CA's base64 lines with CR LF). */
+  static String inline(String pem) {
+    return pem.replace("\r", "").replace("\n", "\\n");
+  }
+
   /**
-   * Creates {@code topic} with partition p on broker {@link #leaderOf}(p) alone, so that the source
-   * and the replication cluster spread their leaders alike, and preloads it.
+   * With {@code -Dsettle=true}: writes the page cache's dirty pages out and waits (at most {@value
+   * #SETTLE_TIMEOUT_MS} ms) until less than {@value #SETTLED_DIRTY_KIB} KiB are dirty or under
+   * writeback. Returns what was dirty before and after, for the side's output line.
+   */
+  private String settleDisk() throws Exception {
+    long before = dirtyKiB();
+    if (!settle) {
+      return String.format(Locale.ROOT, "dirty+writeback %d MiB, not settled", before / 1024);
+    }
+    long start = System.nanoTime();
+    Commands.run(Duration.ofMillis(SETTLE_TIMEOUT_MS), List.of("sync"));
+    long deadline = start + TimeUnit.MILLISECONDS.toNanos(SETTLE_TIMEOUT_MS);
+    long now = dirtyKiB();
+    while (now >= SETTLED_DIRTY_KIB && System.nanoTime() < deadline) {
+      Thread.sleep(POLL_MS);
+      now = dirtyKiB();
+    }
+    return String.format(
+        Locale.ROOT,
+        "dirty+writeback %d MiB, settled to %d MiB in %d ms",
+        before / 1024,
+        now / 1024,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+  }
+
+  /** Dirty plus Writeback of /proc/meminfo, KiB; -1 when unreadable. */
+  static long dirtyKiB() {
+    try {
+      long sum = 0;
+      for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/meminfo"))) {
+        if (line.startsWith("Dirty:") || line.startsWith("Writeback:")) {
+          sum += Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+      return sum;
+    } catch (java.io.IOException | NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Creates {@code topic} with partition p on broker {@link #leaderOf}(p) alone (on a single-node
+   * cluster, on that node), so that the source and the replication cluster spread their leaders
+   * alike, and writes {@link #preloadMiB} MiB of 1 KiB records, spread evenly over the partitions.
    */
   private void preload(KafkaCluster cluster, String topic) throws Exception {
     try (Admin admin = cluster.admin()) {
@@ -290,24 +451,11 @@ public final class MirrorThroughputBenchmark {
       admin.createTopics(List.of(newTopic)).all().get(60, TimeUnit.SECONDS);
       awaitLeaders(admin, topic);
     }
-    Properties props = new Properties();
-    props.putAll(cluster.clientProperties());
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    // Not idempotent: on a just-created topic an idempotent producer's first batches can fail with
-    // NOT_LEADER and the batches behind them then loop on OUT_OF_ORDER_SEQUENCE_NUMBER (seen here
-    // and in BrokerPluginBenchmarks' stop section). A retry may write a batch twice; every side is
-    // measured against the source's log ends, never against a record count.
-    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-    props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
-    props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-    props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
-    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
-    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     long records = (long) preloadMiB * 1024 * 1024 / RECORD_BYTES;
     Random random = new Random(42);
     AtomicReference<Exception> failure = new AtomicReference<>();
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(producerProperties(cluster))) {
       for (long i = 0; i < records && failure.get() == null; i++) {
         producer.send(
             new ProducerRecord<>(topic, (int) (i % partitions), null, value(random)),
@@ -326,11 +474,32 @@ public final class MirrorThroughputBenchmark {
   }
 
   /**
+   * The preload's and the live writes' producer: acks=all, 512 KiB batches, linger 20 ms, the run's
+   * compression. Not idempotent: on a just-created topic an idempotent producer's first batches can
+   * fail with NOT_LEADER and the batches behind them then loop on OUT_OF_ORDER_SEQUENCE_NUMBER
+   * (seen here and in BrokerPluginBenchmarks' stop section). A retry may write a batch twice; every
+   * side is measured against log ends, never against a count of records sent.
+   */
+  private Properties producerProperties(KafkaCluster cluster) {
+    Properties props = new Properties();
+    props.putAll(cluster.clientProperties());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+    props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
+    props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+    props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
+    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    return props;
+  }
+
+  /**
    * A 1 KiB value of random characters from a 32-letter alphabet: about 5 bits of entropy per byte,
    * so zstd has something to compress (text-like, roughly 0.6-0.7 of the size) and no two records
    * are alike.
    */
-  private static byte[] value(Random random) {
+  static byte[] value(Random random) {
     byte[] v = new byte[RECORD_BYTES];
     for (int i = 0; i < v.length; i++) {
       v[i] = ALPHABET[random.nextInt(ALPHABET.length)];
@@ -338,10 +507,50 @@ public final class MirrorThroughputBenchmark {
     return v;
   }
 
-  /** Starts the plugin's mirror and waits until the destination's log ends equal the source's. */
-  private long pluginSide(KafkaCluster source, KafkaCluster destination, String topic)
+  /** A {@link PacedWriter} into {@code topic} of {@code cluster}; null without live writes. */
+  private PacedWriter writerInto(KafkaCluster cluster, String topic) {
+    return liveMiBs > 0
+        ? new PacedWriter(producerProperties(cluster), topic, partitions, liveMiBs)
+        : null;
+  }
+
+  /**
+   * Stops {@code writer}, waits until everything it sent is acknowledged, and returns the source's
+   * record count then: what a side must have copied to be done.
+   */
+  private static long stopAndCount(PacedWriter writer, KafkaCluster source, String topic)
       throws Exception {
-    return mirrorAndAwait(source, destination, topic, partitions, "tp-" + topic);
+    writer.stopAndFlush();
+    return sumOfLogEnds(source, topic);
+  }
+
+  /**
+   * Creates {@code topic} (RF 1) on the destination, starts the mirror of every partition with one
+   * {@code mirror/start} call on its broker 1 and waits until its log ends reach the source's as
+   * they were before the call; with live writes it then stops the writer and waits for the rest.
+   */
+  private Copy pluginSide(KafkaCluster source, KafkaCluster destination, String topic)
+      throws Exception {
+    destination.createTopic(topic, partitions, 1, Map.of());
+    Map<TopicPartition, Long> backlog = logEnds(source, topic);
+    try (PacedWriter writer = writerInto(source, topic)) {
+      long start = System.nanoTime();
+      startMirror(source, destination, topic, partitions, "tp-" + topic, sourceClientSecurity());
+      awaitUntil(
+          "plugin destination " + destination.name() + " " + topic + " copied the backlog",
+          () -> reached(logEnds(destination, topic), backlog));
+      Map<TopicPartition, Long> everything = backlog;
+      if (writer != null) {
+        writer.stopAndFlush();
+        everything = logEnds(source, topic);
+      }
+      Map<TopicPartition, Long> target = everything;
+      awaitUntil(
+          "plugin destination " + destination.name() + " " + topic + " caught up",
+          () -> logEnds(destination, topic).equals(target));
+      return new Copy(
+          System.nanoTime() - start, target.values().stream().mapToLong(Long::longValue).sum());
+    }
   }
 
   /**
@@ -358,6 +567,25 @@ public final class MirrorThroughputBenchmark {
       throws Exception {
     destination.createTopic(topic, partitions, 1, Map.of());
     Map<TopicPartition, Long> target = logEnds(source, topic);
+    long start = System.nanoTime();
+    startMirror(source, destination, topic, partitions, mirrorName, Map.of());
+    awaitUntil(
+        "plugin destination " + destination.name() + " " + topic + " caught up",
+        () -> logEnds(destination, topic).equals(target));
+    return System.nanoTime() - start;
+  }
+
+  /**
+   * One {@code mirror/start} call on the destination's broker 1 for every partition of {@code
+   * topic}; throws, naming the partition, when the broker refuses any.
+   */
+  private static void startMirror(
+      KafkaCluster source,
+      KafkaCluster destination,
+      String topic,
+      int partitions,
+      String mirrorName,
+      Map<String, String> sourceSecurity) {
     int[] all = new int[partitions];
     for (int p = 0; p < partitions; p++) {
       all[p] = p;
@@ -366,10 +594,9 @@ public final class MirrorThroughputBenchmark {
         new PluginControlClient(
             destination.listenerOf(1, PluginControlClient.LISTENER_PROPERTY),
             PluginControlClient.TEST_SECRET);
-    long start = System.nanoTime();
     PluginControlClient.Response started =
         control.startMirroring(
-            mirrorName, source.bootstrapServers(), source.clusterId(), topic, all);
+            mirrorName, source.bootstrapServers(), source.clusterId(), sourceSecurity, topic, all);
     for (int p = 0; p < partitions; p++) {
       JsonNode result = started.result(topic, p);
       if (result == null || result.has("error")) {
@@ -385,18 +612,25 @@ public final class MirrorThroughputBenchmark {
                 + "; see that broker's node.log");
       }
     }
-    awaitUntil(
-        "plugin destination " + destination.name() + " " + topic + " caught up",
-        () -> logEnds(destination, topic).equals(target));
-    return System.nanoTime() - start;
+  }
+
+  /** True when every partition of {@code goal} has at least its offset in {@code ends}. */
+  private static boolean reached(Map<TopicPartition, Long> ends, Map<TopicPartition, Long> goal) {
+    return goal.entrySet().stream()
+        .allMatch(e -> ends.getOrDefault(e.getKey(), -1L) >= e.getValue());
   }
 
   /**
    * Adds the follower broker ({@link #followerBroker}, broker 2 with one source broker) as a second
-   * replica of every partition (led as on the source, no writes) and waits until it is in every
-   * partition's ISR: it fetches from every leader at once, one fetcher thread per leader broker.
+   * replica of every partition (led as on the source) and waits until it is in every partition's
+   * ISR: it fetches from every leader at once, one fetcher thread per leader broker.
+   *
+   * <p>In the ISR of every partition means caught up, also with live writes once the writer has
+   * stopped and every record it sent is acknowledged (acks=all): a record acknowledged before the
+   * follower joined a partition's ISR is below the high watermark it had to reach to join, and one
+   * acknowledged after it waited for the follower.
    */
-  private long replicationSide(KafkaCluster cluster, String topic) throws Exception {
+  private Copy replicationSide(KafkaCluster cluster, String topic) throws Exception {
     try (Admin admin = cluster.admin()) {
       Map<TopicPartition, Optional<NewPartitionReassignment>> reassignment = new HashMap<>();
       for (int p = 0; p < partitions; p++) {
@@ -404,15 +638,14 @@ public final class MirrorThroughputBenchmark {
             new TopicPartition(topic, p),
             Optional.of(new NewPartitionReassignment(List.of(leaderOf(p), followerBroker()))));
       }
-      long start = System.nanoTime();
-      admin.alterPartitionReassignments(reassignment).all().get(60, TimeUnit.SECONDS);
-      awaitUntil(
+      String what =
           "broker "
               + followerBroker()
               + " of cluster "
               + cluster.name()
               + " in the ISR of every partition of "
-              + topic,
+              + topic;
+      Check inSync =
           () -> {
             TopicDescription d =
                 admin
@@ -426,8 +659,18 @@ public final class MirrorThroughputBenchmark {
               }
             }
             return true;
-          });
-      return System.nanoTime() - start;
+          };
+      try (PacedWriter writer = writerInto(cluster, topic)) {
+        long start = System.nanoTime();
+        admin.alterPartitionReassignments(reassignment).all().get(60, TimeUnit.SECONDS);
+        awaitUntil(what, inSync);
+        if (writer != null) {
+          writer.stopAndFlush();
+          awaitUntil(what + " after the live writes", inSync);
+        }
+        long nanos = System.nanoTime() - start;
+        return new Copy(nanos, sumOfLogEnds(cluster, topic));
+      }
     }
   }
 
@@ -521,10 +764,6 @@ public final class MirrorThroughputBenchmark {
     } catch (java.io.IOException e) {
       return "?";
     }
-  }
-
-  private static double seconds(long nanos) {
-    return nanos / 1e9;
   }
 
   static double median(double[] values) {
