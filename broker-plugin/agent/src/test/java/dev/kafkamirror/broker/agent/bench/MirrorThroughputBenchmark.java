@@ -46,8 +46,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
  *     [-Dmm2.heap=2g] [-DsourceBrokers=1] [-DliveMiBs=0] [-DsourceTls=false] [-Dsettle=true] \
+ *     [-DwarmupRounds=1] \
  *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
+ *
+ * <p>The first {@code -DwarmupRounds} rounds (1 unless given) run like the others but are left out
+ * of the median and the spread: every broker and the benchmark start cold, and in the first round
+ * of a run each side was up to 2.5 times slower than in the later ones (docs/benchmarks.md). A
+ * long-running broker's mirror is the figure a user gets.
  *
  * <p>Per round, with the order of the sides reversed every other round so that neither side always
  * runs on a warmer (or busier) machine:
@@ -112,6 +118,7 @@ public final class MirrorThroughputBenchmark {
 
   private final Path agent;
   private final int rounds;
+  private final int warmupRounds;
   private final int partitions;
   private final int preloadMiB;
   private final String compression;
@@ -130,6 +137,10 @@ public final class MirrorThroughputBenchmark {
             System.getProperty(
                 "cmo.agent.jar", "broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar"));
     this.rounds = Integer.getInteger("rounds", 3);
+    this.warmupRounds = Integer.getInteger("warmupRounds", 1);
+    if (warmupRounds < 0) {
+      throw new IllegalArgumentException("warmupRounds must be 0 or more, was " + warmupRounds);
+    }
     this.partitions = Integer.getInteger("partitions", 24);
     this.preloadMiB = Integer.getInteger("preloadMiB", 256);
     this.compression = System.getProperty("compression", "none");
@@ -196,6 +207,7 @@ public final class MirrorThroughputBenchmark {
   private String run() throws Exception {
     StringBuilder out = new StringBuilder();
     List<Round> results = new ArrayList<>();
+    List<Round> warmups = new ArrayList<>();
     KafkaClusterConfig.Builder sourceConfig = tls(KafkaClusterConfig.builder("tp-source"));
     if (sourceBrokers > 1) {
       sourceConfig.controllerPlusBrokers(sourceBrokers);
@@ -222,8 +234,8 @@ public final class MirrorThroughputBenchmark {
               compression,
               mm2Tasks,
               mm2Heap);
-      for (int round = 1; round <= rounds; round++) {
-        String topic = "tp-r" + round;
+      for (int round = 1 - warmupRounds; round <= rounds; round++) {
+        String topic = "tp-r" + (round + warmupRounds);
         preload(source, topic);
         preload(replication, topic);
         List<String> order =
@@ -286,7 +298,11 @@ public final class MirrorThroughputBenchmark {
                 stockRss[1],
                 mm2Peak,
                 load);
-        results.add(r);
+        if (round > 0) {
+          results.add(r);
+        } else {
+          warmups.add(r);
+        }
         System.out.println(row(r));
         for (KafkaCluster c : List.of(pluginDestination, mm2Target, source, replication)) {
           deleteTopic(c, topic);
@@ -298,20 +314,22 @@ public final class MirrorThroughputBenchmark {
             Locale.ROOT,
             "### Mirror throughput: %d partitions, %d MiB of 1 KiB records preloaded, live writes %s,"
                 + " compression %s, %d source broker(s), source %s, disk settled before each side:"
-                + " %s%n%n",
+                + " %s, %d warm-up round(s) (numbered 0 and below, not in the median)%n%n",
             partitions,
             preloadMiB,
             liveMiBs > 0 ? String.format(Locale.ROOT, "%.1f MiB/s", liveMiBs) : "none",
             compression,
             sourceBrokers,
             certs == null ? "PLAINTEXT" : "TLS",
-            settle ? "yes" : "no"));
+            settle ? "yes" : "no",
+            warmupRounds));
     out.append(
         "| round | order | load avg (1/5/15 min) at start | plugin MiB/s | replication MiB/s |"
             + " MM2 MiB/s steady (from launch) | plugin / replication | plugin / MM2 |"
             + " plugin broker RSS (peak) MiB | stock follower RSS (peak) MiB |"
             + " MM2 JVM peak RSS MiB |\n"
             + "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    warmups.forEach(r -> out.append(row(r)).append('\n'));
     results.forEach(r -> out.append(row(r)).append('\n'));
     double[] pr = results.stream().mapToDouble(r -> r.pluginMiBs() / r.replicationMiBs()).toArray();
     double[] pm = results.stream().mapToDouble(r -> r.pluginMiBs() / r.mm2SteadyMiBs()).toArray();
