@@ -85,6 +85,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       steady rate); the ratio uses the steady rate, the one more favourable to MirrorMaker 2.
  * </ol>
  *
+ * <p>The plugin and the follower get the same two figures: from their start call (the {@code
+ * mirror/start} call, the reassignment call), and the steady rate, from the first copied record
+ * seen (any destination partition's log end above 0; any byte in the follower's replica of the
+ * topic, Admin describeLogDirs), both polled every {@value #POLL_MS} ms like MirrorMaker 2's. The
+ * ratios are of steady rates, the ratio of the rates from the call in brackets: the plugin's start
+ * (the stop-state read, one membership record per partition) is in the second, not in the first.
+ *
  * <p>With {@code -DliveMiBs=R} the copied topic takes new writes while each side runs: a {@link
  * PacedWriter} writes R MiB/s of 1 KiB records into the topic the side copies from (the source for
  * the plugin and MirrorMaker 2, the leaders of the replication cluster for the follower) from the
@@ -98,8 +105,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * too. Destinations stay on PLAINTEXT.
  *
  * <p>Memory: the plugin destination broker's and the stock follower broker's {@code VmRSS} (and
- * {@code VmHWM}, the peak) right after their sides (same heap, same settings, one with the agent),
- * and the MirrorMaker JVM's peak.
+ * {@code VmHWM}, the peak) right after their sides, the MirrorMaker 2 target broker's {@code VmRSS}
+ * right after its side (a single combined node like the plugin's destination, without the agent:
+ * the like-for-like baseline; the follower is a broker-only node), all with the same heap, and the
+ * MirrorMaker JVM's peak.
  *
  * <p>Every process it starts (brokers, the MirrorMaker JVM) is stopped at the end, also on failure:
  * the clusters in try-with-resources, the MirrorMaker JVM in a finally block, and the {@link
@@ -181,11 +190,21 @@ public final class MirrorThroughputBenchmark {
     System.out.println(new MirrorThroughputBenchmark().run());
   }
 
-  /** What one side copied (backlog and live records) and in how many nanoseconds. */
-  record Copy(long nanos, long records) {
+  /**
+   * What one side copied (backlog and live records), in how many nanoseconds from its start call,
+   * and after how many of them the first copied record was seen (polled every {@value #POLL_MS}
+   * ms).
+   */
+  record Copy(long nanos, long firstNanos, long records) {
 
+    /** From the side's start call (the plugin's mirror/start, the reassignment). */
     double mibPerSecond() {
       return (double) records * RECORD_BYTES / (1024 * 1024) / (nanos / 1e9);
+    }
+
+    /** From the first copied record seen, as MirrorMaker 2's steady rate. */
+    double steadyMiBPerSecond() {
+      return (double) records * RECORD_BYTES / (1024 * 1024) / ((nanos - firstNanos) / 1e9);
     }
   }
 
@@ -194,13 +213,16 @@ public final class MirrorThroughputBenchmark {
       int number,
       String order,
       double pluginMiBs,
+      double pluginFromCallMiBs,
       double replicationMiBs,
+      double replicationFromCallMiBs,
       double mm2SteadyMiBs,
       double mm2TotalMiBs,
       long pluginRssKiB,
       long pluginPeakRssKiB,
       long stockRssKiB,
       long stockPeakRssKiB,
+      long mm2TargetRssKiB,
       long mm2PeakRssKiB,
       String load) {}
 
@@ -243,22 +265,23 @@ public final class MirrorThroughputBenchmark {
                 ? List.of("plugin", "replication", "mm2")
                 : List.of("mm2", "replication", "plugin");
         String load = loadAverage();
-        double plugin = 0;
-        double repl = 0;
+        Copy plugin = null;
+        Copy repl = null;
         double[] mm2 = {0, 0};
         long[] rss = {0, 0};
         long[] stockRss = {0, 0};
         long mm2Peak = 0;
+        long mm2TargetRss = 0;
         for (String side : order) {
           String dirty = settleDisk();
           switch (side) {
             case "plugin" -> {
-              plugin = pluginSide(source, pluginDestination, topic).mibPerSecond();
+              plugin = pluginSide(source, pluginDestination, topic);
               long pid = pluginDestination.node(1).pid();
               rss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
             }
             case "replication" -> {
-              repl = replicationSide(replication, topic).mibPerSecond();
+              repl = replicationSide(replication, topic);
               long pid = replication.node(followerBroker()).pid();
               stockRss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
             }
@@ -272,12 +295,10 @@ public final class MirrorThroughputBenchmark {
                         topic,
                         partitions,
                         backlog -> writer == null ? backlog : stopAndCount(writer, source, topic));
-                mm2 =
-                    new double[] {
-                      new Copy(t.steadyNanos(), t.records()).mibPerSecond(),
-                      new Copy(t.totalNanos(), t.records()).mibPerSecond()
-                    };
+                Copy copy = new Copy(t.totalNanos(), t.totalNanos() - t.steadyNanos(), t.records());
+                mm2 = new double[] {copy.steadyMiBPerSecond(), copy.mibPerSecond()};
                 mm2Peak = t.peakRssKiB();
+                mm2TargetRss = procStatusKiB(mm2Target.node(1).pid(), "VmRSS");
               }
             }
             default -> throw new IllegalStateException(side);
@@ -288,14 +309,17 @@ public final class MirrorThroughputBenchmark {
             new Round(
                 round,
                 String.join(" → ", order),
-                plugin,
-                repl,
+                plugin.steadyMiBPerSecond(),
+                plugin.mibPerSecond(),
+                repl.steadyMiBPerSecond(),
+                repl.mibPerSecond(),
                 mm2[0],
                 mm2[1],
                 rss[0],
                 rss[1],
                 stockRss[0],
                 stockRss[1],
+                mm2TargetRss,
                 mm2Peak,
                 load);
         if (round > 0) {
@@ -324,54 +348,76 @@ public final class MirrorThroughputBenchmark {
             settle ? "yes" : "no",
             warmupRounds));
     out.append(
-        "| round | order | load avg (1/5/15 min) at start | plugin MiB/s | replication MiB/s |"
-            + " MM2 MiB/s steady (from launch) | plugin / replication | plugin / MM2 |"
+        "| round | order | load avg (1/5/15 min) at start | plugin MiB/s steady (from call) |"
+            + " replication MiB/s steady (from call) | MM2 MiB/s steady (from launch) |"
+            + " plugin / replication steady (from call) | plugin / MM2 steady |"
             + " plugin broker RSS (peak) MiB | stock follower RSS (peak) MiB |"
-            + " MM2 JVM peak RSS MiB |\n"
-            + "|---|---|---|---|---|---|---|---|---|---|---|\n");
+            + " MM2 target broker RSS MiB | MM2 JVM peak RSS MiB |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     warmups.forEach(r -> out.append(row(r)).append('\n'));
     results.forEach(r -> out.append(row(r)).append('\n'));
     double[] pr = results.stream().mapToDouble(r -> r.pluginMiBs() / r.replicationMiBs()).toArray();
+    double[] prCall =
+        results.stream()
+            .mapToDouble(r -> r.pluginFromCallMiBs() / r.replicationFromCallMiBs())
+            .toArray();
     double[] pm = results.stream().mapToDouble(r -> r.pluginMiBs() / r.mm2SteadyMiBs()).toArray();
     out.append(
         String.format(
             Locale.ROOT,
-            "| median | | | %.1f | %.1f | %.1f (%.1f) | **%.2f** | **%.2f** | | | |%n",
+            "| median | | | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | **%.2f** (%.2f) | **%.2f** |"
+                + " | | | |%n",
             median(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
+            median(results.stream().mapToDouble(Round::pluginFromCallMiBs).toArray()),
             median(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
+            median(results.stream().mapToDouble(Round::replicationFromCallMiBs).toArray()),
             median(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
             median(results.stream().mapToDouble(Round::mm2TotalMiBs).toArray()),
             median(pr),
+            median(prCall),
             median(pm)));
     out.append(
         String.format(
             Locale.ROOT,
-            "| min-max | | | %s | %s | %s | %s | %s | | | |%n%n",
+            "| min-max (steady) | | | %s | %s | %s | %s | %s | | | | |%n",
             spread(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
             spread(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
             spread(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
             spread(pr),
             spread(pm)));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "| min-max (from call) | | | %s | %s | %s | %s | | | | | |%n%n",
+            spread(results.stream().mapToDouble(Round::pluginFromCallMiBs).toArray()),
+            spread(results.stream().mapToDouble(Round::replicationFromCallMiBs).toArray()),
+            spread(results.stream().mapToDouble(Round::mm2TotalMiBs).toArray()),
+            spread(prCall)));
     return out.toString();
   }
 
   private static String row(Round r) {
     return String.format(
         Locale.ROOT,
-        "| %d | %s | %s | %.1f | %.1f | %.1f (%.1f) | %.2f | %.2f | %d (%d) | %d (%d) | %d |",
+        "| %d | %s | %s | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | %.2f (%.2f) | %.2f | %d (%d) |"
+            + " %d (%d) | %d | %d |",
         r.number(),
         r.order(),
         r.load(),
         r.pluginMiBs(),
+        r.pluginFromCallMiBs(),
         r.replicationMiBs(),
+        r.replicationFromCallMiBs(),
         r.mm2SteadyMiBs(),
         r.mm2TotalMiBs(),
         r.pluginMiBs() / r.replicationMiBs(),
+        r.pluginFromCallMiBs() / r.replicationFromCallMiBs(),
         r.pluginMiBs() / r.mm2SteadyMiBs(),
         r.pluginRssKiB() / 1024,
         r.pluginPeakRssKiB() / 1024,
         r.stockRssKiB() / 1024,
         r.stockPeakRssKiB() / 1024,
+        r.mm2TargetRssKiB() / 1024,
         r.mm2PeakRssKiB() / 1024);
   }
 
@@ -553,10 +599,17 @@ public final class MirrorThroughputBenchmark {
     Map<TopicPartition, Long> backlog = logEnds(source, topic);
     try (PacedWriter writer = writerInto(source, topic)) {
       long start = System.nanoTime();
+      long[] first = {-1};
       startMirror(source, destination, topic, partitions, "tp-" + topic, sourceClientSecurity());
       awaitUntil(
           "plugin destination " + destination.name() + " " + topic + " copied the backlog",
-          () -> reached(logEnds(destination, topic), backlog));
+          () -> {
+            Map<TopicPartition, Long> ends = logEnds(destination, topic);
+            if (first[0] < 0 && ends.values().stream().anyMatch(end -> end > 0)) {
+              first[0] = System.nanoTime() - start;
+            }
+            return reached(ends, backlog);
+          });
       Map<TopicPartition, Long> everything = backlog;
       if (writer != null) {
         writer.stopAndFlush();
@@ -567,7 +620,9 @@ public final class MirrorThroughputBenchmark {
           "plugin destination " + destination.name() + " " + topic + " caught up",
           () -> logEnds(destination, topic).equals(target));
       return new Copy(
-          System.nanoTime() - start, target.values().stream().mapToLong(Long::longValue).sum());
+          System.nanoTime() - start,
+          first[0],
+          target.values().stream().mapToLong(Long::longValue).sum());
     }
   }
 
@@ -663,8 +718,13 @@ public final class MirrorThroughputBenchmark {
               + cluster.name()
               + " in the ISR of every partition of "
               + topic;
+      long[] start = {0};
+      long[] first = {-1};
       Check inSync =
           () -> {
+            if (first[0] < 0 && holdsRecords(admin, followerBroker(), topic)) {
+              first[0] = System.nanoTime() - start[0];
+            }
             TopicDescription d =
                 admin
                     .describeTopics(List.of(topic))
@@ -679,17 +739,30 @@ public final class MirrorThroughputBenchmark {
             return true;
           };
       try (PacedWriter writer = writerInto(cluster, topic)) {
-        long start = System.nanoTime();
+        start[0] = System.nanoTime();
         admin.alterPartitionReassignments(reassignment).all().get(60, TimeUnit.SECONDS);
         awaitUntil(what, inSync);
         if (writer != null) {
           writer.stopAndFlush();
           awaitUntil(what + " after the live writes", inSync);
         }
-        long nanos = System.nanoTime() - start;
-        return new Copy(nanos, sumOfLogEnds(cluster, topic));
+        long nanos = System.nanoTime() - start[0];
+        return new Copy(nanos, first[0], sumOfLogEnds(cluster, topic));
       }
     }
+  }
+
+  /** True when broker {@code brokerId} holds a replica of {@code topic} with bytes in it. */
+  private static boolean holdsRecords(Admin admin, int brokerId, String topic) throws Exception {
+    return admin
+        .describeLogDirs(List.of(brokerId))
+        .allDescriptions()
+        .get(30, TimeUnit.SECONDS)
+        .getOrDefault(brokerId, Map.of())
+        .values()
+        .stream()
+        .flatMap(dir -> dir.replicaInfos().entrySet().stream())
+        .anyMatch(e -> e.getKey().topic().equals(topic) && e.getValue().size() > 0);
   }
 
   /** Per partition, the log end (the high watermark: RF 1 here, or all replicas in sync). */
