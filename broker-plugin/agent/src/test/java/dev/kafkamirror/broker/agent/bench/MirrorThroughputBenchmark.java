@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
  *     [-Dmm2.heap=2g] [-DsourceBrokers=1] [-DliveMiBs=0] [-DsourceTls=false] [-Dsettle=true] \
- *     [-DwarmupRounds=1] \
+ *     [-DwarmupRounds=1] [-DgcLog=<dir>] \
  *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
  *
@@ -137,6 +137,13 @@ public final class MirrorThroughputBenchmark {
   private final double liveMiBs;
   private final boolean settle;
 
+  /**
+   * With {@code -DgcLog=<dir>}: where the plugin destination's and the replication cluster's nodes
+   * write their GC logs (one file per process, wall-clock times, to set beside the sides' times on
+   * standard output); null without.
+   */
+  private final Path gcLogDir;
+
   /** The CA and broker certificate of a TLS source ({@code -DsourceTls=true}); null without. */
   private final TestCertificates certs;
 
@@ -164,6 +171,8 @@ public final class MirrorThroughputBenchmark {
       throw new IllegalArgumentException("liveMiBs must be 0 (off) or more, was " + liveMiBs);
     }
     this.settle = Boolean.parseBoolean(System.getProperty("settle", "true"));
+    this.gcLogDir =
+        System.getProperty("gcLog") == null ? null : Path.of(System.getProperty("gcLog"));
     this.certs =
         Boolean.getBoolean("sourceTls")
             ? TestCertificates.create(
@@ -236,7 +245,7 @@ public final class MirrorThroughputBenchmark {
     }
     try (KafkaCluster source = sourceConfig.start();
         KafkaCluster pluginDestination =
-            KafkaClusterConfig.builder("tp-plugin-dest")
+            gcLog(KafkaClusterConfig.builder("tp-plugin-dest"))
                 .javaAgent(agent, null)
                 .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
                 .brokerProperty(
@@ -244,7 +253,7 @@ public final class MirrorThroughputBenchmark {
                 .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
                 .start();
         KafkaCluster replication =
-            tls(KafkaClusterConfig.builder("tp-replication"))
+            gcLog(tls(KafkaClusterConfig.builder("tp-replication")))
                 .controllerPlusBrokers(sourceBrokers + 1)
                 .start();
         KafkaCluster mm2Target = KafkaClusterConfig.builder("tp-mm2-target").start()) {
@@ -274,6 +283,7 @@ public final class MirrorThroughputBenchmark {
         long mm2TargetRss = 0;
         for (String side : order) {
           String dirty = settleDisk();
+          java.time.Instant sideStart = java.time.Instant.now();
           switch (side) {
             case "plugin" -> {
               plugin = pluginSide(source, pluginDestination, topic);
@@ -303,7 +313,14 @@ public final class MirrorThroughputBenchmark {
             }
             default -> throw new IllegalStateException(side);
           }
-          System.out.printf(Locale.ROOT, "round %d: %s done (%s)%n", round, side, dirty);
+          System.out.printf(
+              Locale.ROOT,
+              "round %d: %s from %s to %s (%s)%n",
+              round,
+              side,
+              sideStart,
+              java.time.Instant.now(),
+              dirty);
         }
         Round r =
             new Round(
@@ -439,6 +456,15 @@ public final class MirrorThroughputBenchmark {
         .brokerProperty("ssl.truststore.certificates", inline(certs.caPemText()));
     sourceClientSecurity().forEach(builder::clientProperty);
     return builder;
+  }
+
+  /** With {@code -DgcLog=<dir>}: every node of the cluster logs its GC pauses there. */
+  private KafkaClusterConfig.Builder gcLog(KafkaClusterConfig.Builder builder) throws Exception {
+    if (gcLogDir == null) {
+      return builder;
+    }
+    java.nio.file.Files.createDirectories(gcLogDir);
+    return builder.jvmArg("-Xlog:gc:file=" + gcLogDir.toAbsolutePath() + "/gc-%p.log:time");
   }
 
   /** The client settings a TLS source needs (none for PLAINTEXT). */
