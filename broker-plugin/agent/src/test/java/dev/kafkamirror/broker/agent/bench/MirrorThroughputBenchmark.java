@@ -46,7 +46,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
  *     [-Dmm2.heap=2g] [-DsourceBrokers=1] [-DliveMiBs=0] [-DsourceTls=false] [-Dsettle=true] \
- *     [-DwarmupRounds=1] [-DgcLog=<dir>] \
+ *     [-DwarmupRounds=1] [-DgcLog=<dir>] [-DcombinedDestinations=false] \
  *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
  *
@@ -69,20 +69,22 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       #SETTLED_DIRTY_KIB} KiB are dirty or being written back: otherwise the kernel's writeback
  *       of the preload (30 s after it was written, by default) lands inside whichever side runs
  *       first. Each side's line on standard output shows what was dirty before.
- *   <li><b>plugin</b>: a single-node destination with the agent; the topic is created and mirrored
- *       with one {@code mirror/start} call; timed from that call until every destination
- *       partition's log end (Admin listOffsets) equals the source's.
+ *   <li><b>plugin</b>: a destination of a controller plus one broker, with the agent (see {@link
+ *       #destinationShape}); the topic is created and mirrored with one {@code mirror/start} call;
+ *       timed from that call until every destination partition's log end (Admin listOffsets) equals
+ *       the source's.
  *   <li><b>replication</b>: a cluster of a controller plus S + 1 brokers without the agent; each
  *       partition's replicas are reassigned from [its leader] to [its leader, S + 1], so broker S +
  *       1 is a new, empty follower that fetches everything (from S leaders at once); timed from the
  *       reassignment call until broker S + 1 is in the ISR of every partition (see {@link
  *       #replicationSide} for why that means caught up, also with live writes).
  *   <li><b>MirrorMaker 2</b>: a dedicated {@code org.apache.kafka.connect.mirror.MirrorMaker}
- *       (connect-mirror 4.3.1, its own JVM, classpath from cmo-mirrormaker2-runtime) into a
- *       single-node target cluster with the topic pre-created; timed until the target's log ends
- *       sum to the source's. Two figures: from the process launch (includes the JVM, the Connect
- *       worker's start and its task assignment) and from the first record seen on the target (the
- *       steady rate); the ratio uses the steady rate, the one more favourable to MirrorMaker 2.
+ *       (connect-mirror 4.3.1, its own JVM, classpath from cmo-mirrormaker2-runtime) into a target
+ *       cluster shaped as the plugin's destination, with the topic pre-created; timed until the
+ *       target's log ends sum to the source's. Two figures: from the process launch (includes the
+ *       JVM, the Connect worker's start and its task assignment) and from the first record seen on
+ *       the target (the steady rate); the ratio uses the steady rate, the one more favourable to
+ *       MirrorMaker 2.
  * </ol>
  *
  * <p>The plugin and the follower get the same two figures: from their start call (the {@code
@@ -136,6 +138,7 @@ public final class MirrorThroughputBenchmark {
   private final int sourceBrokers;
   private final double liveMiBs;
   private final boolean settle;
+  private final boolean combinedDestinations;
 
   /**
    * With {@code -DgcLog=<dir>}: where the plugin destination's and the replication cluster's nodes
@@ -171,6 +174,7 @@ public final class MirrorThroughputBenchmark {
       throw new IllegalArgumentException("liveMiBs must be 0 (off) or more, was " + liveMiBs);
     }
     this.settle = Boolean.parseBoolean(System.getProperty("settle", "true"));
+    this.combinedDestinations = Boolean.getBoolean("combinedDestinations");
     this.gcLogDir =
         System.getProperty("gcLog") == null ? null : Path.of(System.getProperty("gcLog"));
     this.certs =
@@ -245,7 +249,7 @@ public final class MirrorThroughputBenchmark {
     }
     try (KafkaCluster source = sourceConfig.start();
         KafkaCluster pluginDestination =
-            gcLog(KafkaClusterConfig.builder("tp-plugin-dest"))
+            destinationShape(gcLog(KafkaClusterConfig.builder("tp-plugin-dest")))
                 .javaAgent(agent, null)
                 .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
                 .brokerProperty(
@@ -256,7 +260,8 @@ public final class MirrorThroughputBenchmark {
             gcLog(tls(KafkaClusterConfig.builder("tp-replication")))
                 .controllerPlusBrokers(sourceBrokers + 1)
                 .start();
-        KafkaCluster mm2Target = KafkaClusterConfig.builder("tp-mm2-target").start()) {
+        KafkaCluster mm2Target =
+            destinationShape(KafkaClusterConfig.builder("tp-mm2-target")).start()) {
       MirrorMakerProcess.Settings mm2Settings =
           new MirrorMakerProcess.Settings(
               source.bootstrapServers(),
@@ -456,6 +461,17 @@ public final class MirrorThroughputBenchmark {
         .brokerProperty("ssl.truststore.certificates", inline(certs.caPemText()));
     sourceClientSecurity().forEach(builder::clientProperty);
     return builder;
+  }
+
+  /**
+   * The plugin's destination and the MirrorMaker 2 target: a controller plus one broker (node 1),
+   * so that the broker copying is a broker-only JVM like the replication cluster's follower; with
+   * {@code -DcombinedDestinations=true} one combined node, as until 2026-12-05 (its heap also holds
+   * the controller's, and in the run of 03:22 that day it ran a concurrent mark cycle about every
+   * 250 ms where the follower's GC undid them).
+   */
+  private KafkaClusterConfig.Builder destinationShape(KafkaClusterConfig.Builder builder) {
+    return combinedDestinations ? builder : builder.controllerPlusBrokers(1);
   }
 
   /** With {@code -DgcLog=<dir>}: every node of the cluster logs its GC pauses there. */
