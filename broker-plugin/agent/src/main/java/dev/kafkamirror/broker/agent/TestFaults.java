@@ -56,7 +56,10 @@ public final class TestFaults {
     AFTER_TRUNCATING_RECORDED("after-truncating-recorded"),
     /** The barrier is appended to the leader's log and BARRIER_WRITTEN is not recorded yet. */
     AFTER_BARRIER_APPENDED("after-barrier-appended"),
-    /** STOPPED is recorded and the partition is not writable on the leader yet. */
+    /**
+     * STOPPED is recorded, right after the leader's write of it, before the call that wrote it
+     * opens the partition for writes (the broker's stop-state reader may adopt the record first).
+     */
     AFTER_STOPPED_RECORDED("after-stopped-recorded"),
     /**
      * A follower truncated partitions in one batch and has not written their recovery-point

@@ -66,11 +66,6 @@ final class StopActions {
     truncateAll(run, truncations);
     fence(run, moves, moveTargets);
     if (!open.isEmpty()) {
-      if (run.wroteStopped()) {
-        TestFaults.crashPoint(
-            TestFaults.CrashPoint.AFTER_STOPPED_RECORDED,
-            "STOPPED recorded for " + open.stream().map(StopTarget::name).toList());
-      }
       // STOPPED is durable: only now may clients write.
       partitions.advanceAll(open, LocalState.STOPPED);
     }

@@ -1,5 +1,6 @@
 package dev.kafkamirror.broker.agent.stop;
 
+import dev.kafkamirror.broker.agent.TestFaults;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.agent.control.StepOutcome;
@@ -343,12 +344,13 @@ public final class StopExecutor {
       owners.forEach(t -> run.fail(t.ref(), e));
       return;
     }
+    List<String> stoppedRecorded = new ArrayList<>();
     for (int i = 0; i < states.size(); i++) {
       Exception e = errors.get(i);
       PartitionRef ref = owners.get(i).ref();
       if (e == null) {
         if (states.get(i).step() == StopStep.STOPPED) {
-          run.stoppedRecorded();
+          stoppedRecorded.add(owners.get(i).name());
         }
         continue;
       }
@@ -359,6 +361,13 @@ public final class StopExecutor {
               : e instanceof PartitionOperationException p
                   ? p
                   : new PartitionOperationException(Code.INTERNAL, ref.key() + ": " + e, e));
+    }
+    if (!stoppedRecorded.isEmpty()) {
+      // Here, right after the write, and not where this call opens the partitions: the broker's
+      // stop-state reader may adopt the durable STOPPED first, and this call then finds nothing to
+      // open (StopStepCrashPointIT failed that way, 1 run in 3).
+      TestFaults.crashPoint(
+          TestFaults.CrashPoint.AFTER_STOPPED_RECORDED, "STOPPED recorded for " + stoppedRecorded);
     }
   }
 

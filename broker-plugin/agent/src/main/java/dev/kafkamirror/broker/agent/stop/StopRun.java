@@ -26,7 +26,6 @@ final class StopRun {
   private final Map<PartitionRef, StepOutcome> out = new LinkedHashMap<>();
   private final Set<PartitionRef> appended = new HashSet<>();
   private final Set<PartitionRef> awaited = new HashSet<>();
-  private boolean stoppedRecorded;
 
   StopRun(StopCall call, long timeoutMs) {
     this.call = call;
@@ -82,14 +81,6 @@ final class StopRun {
   /** Whether this call waited for {@code t}'s barrier before; marks it as waited for. */
   boolean awaitedBefore(StopTarget t) {
     return !awaited.add(t.ref());
-  }
-
-  void stoppedRecorded() {
-    stoppedRecorded = true;
-  }
-
-  boolean wroteStopped() {
-    return stoppedRecorded;
   }
 
   /** One outcome per ref, in the order of the request. */
