@@ -10,7 +10,9 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +29,30 @@ public final class TestCertificates {
 
   private TestCertificates(Path dir) {
     this.dir = dir;
+  }
+
+  /**
+   * A broker's TLS settings for server.properties: {@code name}'s key pair (its certificate signed
+   * by this CA) as its key store and this CA as its trust store, PEM text on one line each ({@link
+   * #inline}), for every listener of the broker that speaks TLS.
+   */
+  public Map<String, String> brokerTlsProperties(String name) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("ssl.keystore.type", "PEM");
+    settings.put("ssl.keystore.key", inline(privateKeyPem(name)));
+    settings.put("ssl.keystore.certificate.chain", inline(certificateChainPem(name)));
+    settings.put("ssl.truststore.type", "PEM");
+    settings.put("ssl.truststore.certificates", inline(caPemText()));
+    return settings;
+  }
+
+  /**
+   * PEM text as one line of a properties file: line ends written as {@code \n}, which {@link
+   * java.util.Properties#load} reads back as line ends (keytool ends the CA's base64 lines with CR
+   * LF; the CRs are dropped).
+   */
+  public static String inline(String pem) {
+    return pem.replace("\r", "").replace("\n", "\\n");
   }
 
   /** Makes a CA in {@code dir}. */

@@ -197,18 +197,8 @@ class ClientCredentialsIT {
 
   /** The broker's PEM key pair and the CA it trusts client certificates of, for every listener. */
   private static KafkaClusterConfig.Builder tlsKeyPair(KafkaClusterConfig.Builder builder) {
-    return builder
-        .brokerProperty("ssl.keystore.type", "PEM")
-        .brokerProperty("ssl.keystore.key", inline(certs.privateKeyPem("broker")))
-        .brokerProperty(
-            "ssl.keystore.certificate.chain", inline(certs.certificateChainPem("broker")))
-        .brokerProperty("ssl.truststore.type", "PEM")
-        .brokerProperty("ssl.truststore.certificates", inline(certs.caPemText()));
-  }
-
-  /** PEM text as one server.properties line (keytool ends the CA's base64 lines with CR LF). */
-  private static String inline(String pem) {
-    return pem.replace("\r", "").replace("\n", "\\n");
+    certs.brokerTlsProperties("broker").forEach(builder::brokerProperty);
+    return builder;
   }
 
   private static CompletableFuture<KafkaCluster> startOwned(KafkaClusterConfig.Builder cluster) {

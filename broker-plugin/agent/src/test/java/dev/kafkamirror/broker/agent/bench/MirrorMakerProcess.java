@@ -236,7 +236,7 @@ final class MirrorMakerProcess {
                     .append("\nsource.")
                     .append(key)
                     .append(" = ")
-                    .append(MirrorThroughputBenchmark.inline(value)));
+                    .append(dev.kafkamirror.testing.tls.TestCertificates.inline(value)));
     return lines.toString();
   }
 

@@ -451,14 +451,8 @@ public final class MirrorThroughputBenchmark {
     if (certs == null) {
       return builder;
     }
-    builder
-        .brokerProperty("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:PLAINTEXT")
-        .brokerProperty("ssl.keystore.type", "PEM")
-        .brokerProperty("ssl.keystore.key", inline(certs.privateKeyPem("broker")))
-        .brokerProperty(
-            "ssl.keystore.certificate.chain", inline(certs.certificateChainPem("broker")))
-        .brokerProperty("ssl.truststore.type", "PEM")
-        .brokerProperty("ssl.truststore.certificates", inline(certs.caPemText()));
+    builder.brokerProperty("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:PLAINTEXT");
+    certs.brokerTlsProperties("broker").forEach(builder::brokerProperty);
     sourceClientSecurity().forEach(builder::clientProperty);
     return builder;
   }
@@ -493,11 +487,6 @@ public final class MirrorThroughputBenchmark {
     settings.put("ssl.truststore.type", "PEM");
     settings.put("ssl.truststore.certificates", certs.caPemText().replace("\r", ""));
     return settings;
-  }
-
-  /** PEM text as one server.properties line (keytool ends the CA's base64 lines with CR LF). */
-  static String inline(String pem) {
-    return pem.replace("\r", "").replace("\n", "\\n");
   }
 
   /**
