@@ -49,7 +49,6 @@ public final class MirrorDriver {
     this.executor = executor;
   }
 
-  /** One observation of the destination. */
   /**
    * One observation of the destination.
    *

@@ -196,19 +196,11 @@ final class KafkaStopPartitions implements StopPartitions {
   }
 
   private Map<StopTarget, Exception> truncateAllInBatch(Map<StopTarget, Long> offsets) {
-    Map<StopTarget, Exception> failed = new LinkedHashMap<>();
     ReplicaManager rm = BrokerHandles.replicaManager().orElse(null);
     if (rm == null || LEADER_ISR_UPDATE_LOCK == null || offsets.size() == 1) {
-      offsets.forEach(
-          (t, offset) -> {
-            try {
-              t.truncateTo(offset);
-            } catch (Exception e) {
-              failed.put(t, e);
-            }
-          });
-      return failed;
+      return StopPartitions.truncateEach(offsets);
     }
+    Map<StopTarget, Exception> failed = new LinkedHashMap<>();
     long start = System.nanoTime();
     Map<TopicPartition, Long> byPartition = new HashMap<>();
     List<ReentrantReadWriteLock> locks = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.kafkamirror.broker.agent.stop;
 import dev.kafkamirror.broker.agent.control.PartitionOperationException;
 import dev.kafkamirror.broker.agent.control.PartitionRef;
 import dev.kafkamirror.broker.core.stop.rules.LocalState;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -40,4 +41,23 @@ public interface StopPartitions {
    * @return each target whose truncation failed, with why; empty when every one was truncated
    */
   Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets);
+
+  /**
+   * Truncates each target's log to its offset with one request per target ({@link
+   * StopTarget#truncateTo}); a target whose truncation fails fails alone.
+   *
+   * @return each target whose truncation failed, with why, in the order of {@code offsets}
+   */
+  static Map<StopTarget, Exception> truncateEach(Map<StopTarget, Long> offsets) {
+    Map<StopTarget, Exception> failed = new LinkedHashMap<>();
+    offsets.forEach(
+        (t, offset) -> {
+          try {
+            t.truncateTo(offset);
+          } catch (Exception e) {
+            failed.put(t, e);
+          }
+        });
+    return failed;
+  }
 }

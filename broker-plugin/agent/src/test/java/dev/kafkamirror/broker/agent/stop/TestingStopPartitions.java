@@ -80,15 +80,6 @@ final class TestingStopPartitions implements StopPartitions {
   @Override
   public Map<StopTarget, Exception> truncateAll(Map<StopTarget, Long> offsets) {
     truncationRequests.add(offsets.keySet().stream().map(StopTarget::name).toList());
-    Map<StopTarget, Exception> failed = new LinkedHashMap<>();
-    offsets.forEach(
-        (t, offset) -> {
-          try {
-            t.truncateTo(offset);
-          } catch (Exception e) {
-            failed.put(t, e);
-          }
-        });
-    return failed;
+    return StopPartitions.truncateEach(offsets);
   }
 }
