@@ -292,13 +292,11 @@ public final class MirrorThroughputBenchmark {
           switch (side) {
             case "plugin" -> {
               plugin = pluginSide(source, pluginDestination, topic);
-              long pid = pluginDestination.node(1).pid();
-              rss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
+              rss = rssAndPeakKiB(pluginDestination.node(1).pid());
             }
             case "replication" -> {
               repl = replicationSide(replication, topic);
-              long pid = replication.node(followerBroker()).pid();
-              stockRss = new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
+              stockRss = rssAndPeakKiB(replication.node(followerBroker()).pid());
             }
             case "mm2" -> {
               try (PacedWriter writer = writerInto(source, topic)) {
@@ -378,23 +376,20 @@ public final class MirrorThroughputBenchmark {
             + "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     warmups.forEach(r -> out.append(row(r)).append('\n'));
     results.forEach(r -> out.append(row(r)).append('\n'));
-    double[] pr = results.stream().mapToDouble(r -> r.pluginMiBs() / r.replicationMiBs()).toArray();
-    double[] prCall =
-        results.stream()
-            .mapToDouble(r -> r.pluginFromCallMiBs() / r.replicationFromCallMiBs())
-            .toArray();
-    double[] pm = results.stream().mapToDouble(r -> r.pluginMiBs() / r.mm2SteadyMiBs()).toArray();
+    double[] pr = values(results, r -> r.pluginMiBs() / r.replicationMiBs());
+    double[] prCall = values(results, r -> r.pluginFromCallMiBs() / r.replicationFromCallMiBs());
+    double[] pm = values(results, r -> r.pluginMiBs() / r.mm2SteadyMiBs());
     out.append(
         String.format(
             Locale.ROOT,
             "| median | | | %.1f (%.1f) | %.1f (%.1f) | %.1f (%.1f) | **%.2f** (%.2f) | **%.2f** |"
                 + " | | | |%n",
-            median(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
-            median(results.stream().mapToDouble(Round::pluginFromCallMiBs).toArray()),
-            median(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
-            median(results.stream().mapToDouble(Round::replicationFromCallMiBs).toArray()),
-            median(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
-            median(results.stream().mapToDouble(Round::mm2TotalMiBs).toArray()),
+            median(values(results, Round::pluginMiBs)),
+            median(values(results, Round::pluginFromCallMiBs)),
+            median(values(results, Round::replicationMiBs)),
+            median(values(results, Round::replicationFromCallMiBs)),
+            median(values(results, Round::mm2SteadyMiBs)),
+            median(values(results, Round::mm2TotalMiBs)),
             median(pr),
             median(prCall),
             median(pm)));
@@ -402,20 +397,31 @@ public final class MirrorThroughputBenchmark {
         String.format(
             Locale.ROOT,
             "| min-max (steady) | | | %s | %s | %s | %s | %s | | | | |%n",
-            spread(results.stream().mapToDouble(Round::pluginMiBs).toArray()),
-            spread(results.stream().mapToDouble(Round::replicationMiBs).toArray()),
-            spread(results.stream().mapToDouble(Round::mm2SteadyMiBs).toArray()),
+            spread(values(results, Round::pluginMiBs)),
+            spread(values(results, Round::replicationMiBs)),
+            spread(values(results, Round::mm2SteadyMiBs)),
             spread(pr),
             spread(pm)));
     out.append(
         String.format(
             Locale.ROOT,
             "| min-max (from call) | | | %s | %s | %s | %s | | | | | |%n%n",
-            spread(results.stream().mapToDouble(Round::pluginFromCallMiBs).toArray()),
-            spread(results.stream().mapToDouble(Round::replicationFromCallMiBs).toArray()),
-            spread(results.stream().mapToDouble(Round::mm2TotalMiBs).toArray()),
+            spread(values(results, Round::pluginFromCallMiBs)),
+            spread(values(results, Round::replicationFromCallMiBs)),
+            spread(values(results, Round::mm2TotalMiBs)),
             spread(prCall)));
     return out.toString();
+  }
+
+  /** One figure of every round, in round order. */
+  private static double[] values(
+      List<Round> rounds, java.util.function.ToDoubleFunction<Round> figure) {
+    return rounds.stream().mapToDouble(figure).toArray();
+  }
+
+  /** A process's current and peak resident set, KiB ({@code VmRSS}, {@code VmHWM}). */
+  private static long[] rssAndPeakKiB(long pid) {
+    return new long[] {procStatusKiB(pid, "VmRSS"), procStatusKiB(pid, "VmHWM")};
   }
 
   private static String row(Round r) {

@@ -28,7 +28,6 @@ final class PacedWriter implements AutoCloseable {
   private final Thread thread;
   private final AtomicReference<Exception> failure = new AtomicReference<>();
   private volatile boolean stop;
-  private volatile long sent;
 
   PacedWriter(Properties producerProperties, String topic, int partitions, double mibPerSecond) {
     byte[][] pool = new byte[POOL][];
@@ -69,7 +68,6 @@ final class PacedWriter implements AutoCloseable {
               }
             });
         i++;
-        sent = i;
       }
       producer.flush();
     } catch (InterruptedException e) {
@@ -83,10 +81,8 @@ final class PacedWriter implements AutoCloseable {
   /**
    * Stops writing and waits (at most 2 minutes) until every record sent is acknowledged (the
    * producer flushes and closes); throws the first failure of a send.
-   *
-   * @return the number of records sent
    */
-  long stopAndFlush() throws Exception {
+  void stopAndFlush() throws Exception {
     stop = true;
     thread.join(JOIN_MS);
     if (thread.isAlive()) {
@@ -98,7 +94,6 @@ final class PacedWriter implements AutoCloseable {
     if (e != null) {
       throw new IllegalStateException(thread.getName() + " failed to write", e);
     }
-    return sent;
   }
 
   /** Stops writing (also when a side fails) without waiting for more than 2 minutes. */
