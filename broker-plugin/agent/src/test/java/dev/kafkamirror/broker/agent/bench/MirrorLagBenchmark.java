@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -231,63 +230,6 @@ public final class MirrorLagBenchmark {
   }
 
   /** Sends at a steady rate, partitions in turn, until closed. */
-  private final class SteadyProducer implements AutoCloseable {
-    private final AtomicLong acked = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicReference<Exception> lastFailure = new AtomicReference<>();
-    private final Thread thread;
-    private volatile boolean running = true;
-
-    SteadyProducer(KafkaCluster source, double recordsPerSecond) {
-      KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProps(source, 5));
-      Random random = new Random(7);
-      byte[][] values = new byte[256][];
-      for (int i = 0; i < values.length; i++) {
-        values[i] = value(random);
-      }
-      thread =
-          new Thread(
-              () -> {
-                try (producer) {
-                  long start = System.nanoTime();
-                  long sent = 0;
-                  while (running) {
-                    long due = (long) ((System.nanoTime() - start) / 1e9 * recordsPerSecond);
-                    while (sent < due && running) {
-                      producer.send(
-                          new ProducerRecord<>(
-                              TOPIC,
-                              (int) (sent % partitions),
-                              null,
-                              values[(int) (sent % values.length)]),
-                          (m, e) -> {
-                            if (e == null) {
-                              acked.incrementAndGet();
-                            } else {
-                              failed.incrementAndGet();
-                              lastFailure.set(e);
-                            }
-                          });
-                      sent++;
-                    }
-                    Thread.sleep(5);
-                  }
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              },
-              "lag-producer");
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      running = false;
-      thread.join(60_000);
-    }
-  }
-
   private Properties producerProps(KafkaCluster cluster, int lingerMs) {
     Properties props = new Properties();
     props.putAll(cluster.clientProperties());
@@ -364,7 +306,13 @@ public final class MirrorLagBenchmark {
       Result result;
       try (LagConsumer onDestination = new LagConsumer(destination, "destination", partitions);
           LagConsumer onSource = new LagConsumer(source, "source", partitions);
-          SteadyProducer producer = new SteadyProducer(source, recordsPerSecond)) {
+          PacedWriter producer =
+              new PacedWriter(
+                  producerProps(source, 5),
+                  TOPIC,
+                  partitions,
+                  PacedWriter.pool(256, this::value),
+                  recordsPerSecond)) {
         result = measure(source, destination, onDestination, onSource, producer, recordsPerSecond);
       }
       String check = checkTimestampsCopied(source, destination);
@@ -510,18 +458,18 @@ public final class MirrorLagBenchmark {
       KafkaCluster destination,
       LagConsumer onDestination,
       LagConsumer onSource,
-      SteadyProducer producer,
+      PacedWriter producer,
       double recordsPerSecond)
       throws Exception {
     log("warm-up " + warmupSeconds + " s");
     sleepChecking(warmupSeconds * 1000L, onDestination, onSource);
     long windowStart = System.currentTimeMillis();
-    long ackedAtStart = producer.acked.get();
+    long ackedAtStart = producer.acked();
     String loadSteadyStart = MirrorThroughputBenchmark.loadAverage();
     log("steady window " + steadySeconds + " s, load " + loadSteadyStart);
     sleepChecking(steadySeconds * 1000L, onDestination, onSource);
     long windowEnd = System.currentTimeMillis();
-    long ackedAtEnd = producer.acked.get();
+    long ackedAtEnd = producer.acked();
     String loadSteadyEnd = MirrorThroughputBenchmark.loadAverage();
     // Records appended at the end of the window still arriving: give them a bounded time.
     sleepChecking(10_000L, onDestination, onSource);
@@ -542,7 +490,7 @@ public final class MirrorLagBenchmark {
           floor,
           achieved,
           ackedAtEnd - ackedAtStart,
-          producer.failed.get(),
+          producer.failed(),
           loadSteadyStart,
           loadSteadyEnd,
           false,
@@ -634,7 +582,7 @@ public final class MirrorLagBenchmark {
         floor,
         achieved,
         ackedAtEnd - ackedAtStart,
-        producer.failed.get(),
+        producer.failed(),
         loadSteadyStart,
         loadSteadyEnd,
         true,

@@ -120,6 +120,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class MirrorThroughputBenchmark {
 
   static final int RECORD_BYTES = 1024;
+  // More values than a 512 KiB batch has records: a compressed batch of live writes repeats none.
+  private static final int WRITER_POOL = 2048;
   private static final byte[] ALPHABET =
       "abcdefghijklmnopqrstuvwxyz ,.;:-".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private static final long POLL_MS = 100;
@@ -611,7 +613,12 @@ public final class MirrorThroughputBenchmark {
   /** A {@link PacedWriter} into {@code topic} of {@code cluster}; null without live writes. */
   private PacedWriter writerInto(KafkaCluster cluster, String topic) {
     return liveMiBs > 0
-        ? new PacedWriter(producerProperties(cluster), topic, partitions, liveMiBs)
+        ? new PacedWriter(
+            producerProperties(cluster),
+            topic,
+            partitions,
+            PacedWriter.pool(WRITER_POOL, MirrorThroughputBenchmark::value),
+            liveMiBs * 1024 * 1024 / RECORD_BYTES)
         : null;
   }
 

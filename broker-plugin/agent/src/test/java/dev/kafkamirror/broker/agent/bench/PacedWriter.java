@@ -3,96 +3,126 @@ package dev.kafkamirror.broker.agent.bench;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * A producer on a thread of its own that writes 1 KiB records round-robin into every partition of
- * one topic at a fixed rate, from its construction until {@link #stopAndFlush} or {@link #close}:
- * the "source takes new writes while it is copied" load of {@link MirrorThroughputBenchmark}.
+ * A producer on a thread of its own that writes records round-robin into every partition of one
+ * topic at a fixed rate, from its construction until {@link #stopAndFlush} or {@link #close}: the
+ * "source takes new writes" load of {@link MirrorThroughputBenchmark} (while a side copies) and of
+ * {@link MirrorLagBenchmark} (the steady rate whose lag it measures).
  *
- * <p>The values come from a pool of {@value #POOL} distinct random values made up front (as the
- * preload's, text-like), so that writing them costs the writer little CPU: a benchmark side shares
- * the machine's cores with it. The pool holds more values than a 512 KiB batch has records, so a
- * compressed batch repeats none.
+ * <p>Pacing: every millisecond it sends what is due since its start ({@code recordsPerSecond} times
+ * the time elapsed), so a stall (a full buffer, a slow broker) is caught up at once rather than
+ * lost. A failed send does not stop it: it is counted ({@link #failed}), and {@link #stopAndFlush}
+ * reports the first one. The values come from a pool made up front (see {@link #pool}), so that
+ * writing them costs the writer little CPU: a benchmark shares the machine's cores with it.
  *
- * <p>Thread-safety: {@link #stopAndFlush} and {@link #close} are called by the benchmark's thread;
- * the writing happens on the writer's own thread.
+ * <p>Thread-safety: {@link #stopAndFlush}, {@link #close} and the counters are called by the
+ * benchmark's thread; the writing happens on the writer's own thread.
  */
 final class PacedWriter implements AutoCloseable {
 
-  private static final int POOL = 2048;
   private static final long JOIN_MS = TimeUnit.MINUTES.toMillis(2);
 
   private final Thread thread;
-  private final AtomicReference<Exception> failure = new AtomicReference<>();
+  private final AtomicLong acked = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
   private volatile boolean stop;
 
-  PacedWriter(Properties producerProperties, String topic, int partitions, double mibPerSecond) {
-    byte[][] pool = new byte[POOL][];
-    Random random = new Random(7);
-    for (int i = 0; i < POOL; i++) {
-      pool[i] = MirrorThroughputBenchmark.value(random);
-    }
-    double recordsPerSecond = mibPerSecond * 1024 * 1024 / MirrorThroughputBenchmark.RECORD_BYTES;
+  /**
+   * Starts writing at once. {@code values} are sent in turn; with more values than a batch has
+   * records, a compressed batch repeats none.
+   */
+  PacedWriter(
+      Properties producerProperties,
+      String topic,
+      int partitions,
+      byte[][] values,
+      double recordsPerSecond) {
     KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties);
     this.thread =
         new Thread(
-            () -> write(producer, topic, partitions, pool, recordsPerSecond),
+            () -> write(producer, topic, partitions, values, recordsPerSecond),
             "paced-writer-" + topic);
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** {@code size} values made by {@code value} from a fixed seed: every run writes the same. */
+  static byte[][] pool(int size, Function<Random, byte[]> value) {
+    byte[][] pool = new byte[size][];
+    Random random = new Random(7);
+    for (int i = 0; i < size; i++) {
+      pool[i] = value.apply(random);
+    }
+    return pool;
   }
 
   private void write(
       KafkaProducer<byte[], byte[]> producer,
       String topic,
       int partitions,
-      byte[][] pool,
+      byte[][] values,
       double recordsPerSecond) {
     long start = System.nanoTime();
-    long i = 0;
+    long sent = 0;
     try (producer) {
-      while (!stop && failure.get() == null) {
+      while (!stop) {
         long due = (long) ((System.nanoTime() - start) / 1e9 * recordsPerSecond);
-        if (i >= due) {
-          Thread.sleep(1);
-          continue;
+        while (sent < due && !stop) {
+          producer.send(
+              new ProducerRecord<>(
+                  topic, (int) (sent % partitions), null, values[(int) (sent % values.length)]),
+              (metadata, e) -> {
+                if (e == null) {
+                  acked.incrementAndGet();
+                } else {
+                  failed.incrementAndGet();
+                  firstFailure.compareAndSet(null, e);
+                }
+              });
+          sent++;
         }
-        producer.send(
-            new ProducerRecord<>(topic, (int) (i % partitions), null, pool[(int) (i % POOL)]),
-            (metadata, e) -> {
-              if (e != null) {
-                failure.compareAndSet(null, e);
-              }
-            });
-        i++;
+        Thread.sleep(1);
       }
       producer.flush();
     } catch (InterruptedException e) {
-      failure.compareAndSet(null, e);
+      firstFailure.compareAndSet(null, e);
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      failure.compareAndSet(null, e);
+      firstFailure.compareAndSet(null, e);
     }
+  }
+
+  /** Records acknowledged so far. */
+  long acked() {
+    return acked.get();
+  }
+
+  /** Sends that failed so far. */
+  long failed() {
+    return failed.get();
   }
 
   /**
    * Stops writing and waits (at most 2 minutes) until every record sent is acknowledged (the
-   * producer flushes and closes); throws the first failure of a send.
+   * producer flushes and closes); throws the first failure of a send, if any send failed.
    */
   void stopAndFlush() throws Exception {
-    stop = true;
-    thread.join(JOIN_MS);
+    close();
     if (thread.isAlive()) {
-      thread.interrupt();
       throw new IllegalStateException(
           thread.getName() + " did not flush its records within " + JOIN_MS + " ms");
     }
-    Exception e = failure.get();
+    Exception e = firstFailure.get();
     if (e != null) {
-      throw new IllegalStateException(thread.getName() + " failed to write", e);
+      throw new IllegalStateException(
+          thread.getName() + " failed to write (" + failed.get() + " sends failed)", e);
     }
   }
 
