@@ -671,5 +671,48 @@ public final class KafkaCluster implements AutoCloseable {
     nodes.values().stream().filter(n -> n.role() != KafkaNodeRole.BROKER).forEach(KafkaNode::stop);
     nodes.values().forEach(KafkaNode::kill);
     proxies.values().forEach(FaultProxy::close);
+    if (config.deleteWorkOnClose()) {
+      deleteWorkDir();
+    }
+  }
+
+  /** The directory every node of this cluster keeps its data and logs in. */
+  public Path workDir() {
+    return baseDir;
+  }
+
+  /**
+   * Deletes the work directory; called after every node is stopped or killed. A file that cannot be
+   * deleted is logged and left, never thrown: closing must go on stopping the rest.
+   */
+  private void deleteWorkDir() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (nodes.values().stream().anyMatch(KafkaNode::isRunning) && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    if (nodes.values().stream().anyMatch(KafkaNode::isRunning)) {
+      LOG.warn("cluster {}: a node is still alive, its work directory {} is kept", name(), baseDir);
+      return;
+    }
+    try (java.util.stream.Stream<Path> paths = Files.walk(baseDir)) {
+      paths
+          .sorted(java.util.Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  LOG.warn("cluster {}: cannot delete {}: {}", name(), p, e.toString());
+                }
+              });
+    } catch (IOException | UncheckedIOException e) {
+      LOG.warn(
+          "cluster {}: cannot delete its work directory {}: {}", name(), baseDir, e.toString());
+    }
   }
 }

@@ -32,7 +32,28 @@ public record KafkaClusterConfig(
     boolean proxiedClientListener,
     Map<String, String> controllerProperties,
     String listenerHost,
-    Map<String, String> namedListeners) {
+    Map<String, String> namedListeners,
+    boolean deleteWorkOnClose) {
+
+  /**
+   * The system property that sets {@link Builder#deleteWorkOnClose}'s default: {@code true} makes
+   * every cluster delete its data when it closes. Tests leave it unset (their data stays under the
+   * build's {@code target/} for a post-mortem and goes with {@code mvn clean}); the benchmarks,
+   * which run outside Maven under {@code java.io.tmpdir} and write gigabytes per run, set it unless
+   * the caller did ({@link #deleteWorkOnCloseUnlessSet}).
+   */
+  public static final String DELETE_WORK_ON_CLOSE_PROPERTY = "cmo.test.deleteWorkOnClose";
+
+  /**
+   * Makes clusters built from now on delete their data when they close, unless {@value
+   * #DELETE_WORK_ON_CLOSE_PROPERTY} was given (for example {@code -D...=false} to keep a
+   * benchmark's brokers' logs).
+   */
+  public static void deleteWorkOnCloseUnlessSet() {
+    if (System.getProperty(DELETE_WORK_ON_CLOSE_PROPERTY) == null) {
+      System.setProperty(DELETE_WORK_ON_CLOSE_PROPERTY, "true");
+    }
+  }
 
   public KafkaClusterConfig {
     Objects.requireNonNull(name, "name");
@@ -90,6 +111,7 @@ public record KafkaClusterConfig(
     private final Map<String, String> controllerProperties = new LinkedHashMap<>();
     private String listenerHost = "127.0.0.1";
     private final Map<String, String> namedListeners = new LinkedHashMap<>();
+    private boolean deleteWorkOnClose = Boolean.getBoolean(DELETE_WORK_ON_CLOSE_PROPERTY);
 
     private Builder(String name) {
       this.name = name;
@@ -234,6 +256,15 @@ public record KafkaClusterConfig(
       return this;
     }
 
+    /**
+     * Whether {@link KafkaCluster#close} deletes the cluster's work directory (every node's data
+     * and logs) once every node is stopped; default from {@value #DELETE_WORK_ON_CLOSE_PROPERTY}.
+     */
+    public Builder deleteWorkOnClose(boolean delete) {
+      this.deleteWorkOnClose = delete;
+      return this;
+    }
+
     public KafkaClusterConfig build() {
       return new KafkaClusterConfig(
           name,
@@ -252,7 +283,8 @@ public record KafkaClusterConfig(
           proxiedClientListener,
           controllerProperties,
           listenerHost,
-          namedListeners);
+          namedListeners,
+          deleteWorkOnClose);
     }
 
     /** Builds the config and starts the cluster. */

@@ -48,6 +48,8 @@ public final class BrokerPluginBenchmarks {
   private BrokerPluginBenchmarks() {}
 
   public static void main(String[] args) throws Exception {
+    // Gigabytes per run outside Maven's target/: deleted when each cluster closes.
+    KafkaClusterConfig.deleteWorkOnCloseUnlessSet();
     int rounds = Integer.parseInt(System.getProperty("rounds", "3"));
     int records = Integer.parseInt(System.getProperty("records", "1000000"));
     Path agent =

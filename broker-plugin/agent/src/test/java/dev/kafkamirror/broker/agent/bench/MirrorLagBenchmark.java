@@ -129,6 +129,8 @@ public final class MirrorLagBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
+    // Gigabytes per run outside Maven's target/: deleted when each cluster closes.
+    KafkaClusterConfig.deleteWorkOnCloseUnlessSet();
     System.out.println(new MirrorLagBenchmark().run());
   }
 

@@ -50,6 +50,8 @@ public final class MirrorStartBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
+    // Gigabytes per run outside Maven's target/: deleted when each cluster closes.
+    KafkaClusterConfig.deleteWorkOnCloseUnlessSet();
     System.out.println(new MirrorStartBenchmark().run());
   }
 
