@@ -6,6 +6,7 @@ import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import dev.kafkamirror.testing.process.Commands;
 import dev.kafkamirror.testing.tls.TestCertificates;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,7 +47,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *     -Dcmo.agent.jar=$PWD/broker-plugin/agent/target/cmo-broker-agent-0.1.0-SNAPSHOT.jar \
  *     [-Drounds=3] [-Dpartitions=24] [-DpreloadMiB=256] [-Dcompression=none|zstd] [-Dmm2.tasks=4] \
  *     [-Dmm2.heap=2g] [-DsourceBrokers=1] [-DliveMiBs=0] [-DsourceTls=false] [-Dsettle=true] \
- *     [-DwarmupRounds=1] [-DgcLog=<dir>] [-DcombinedDestinations=false] \
+ *     [-DwarmupRounds=1] [-DgcLog=<dir>] [-Dnmt=<dir>] [-DcombinedDestinations=false] \
  *     dev.kafkamirror.broker.agent.bench.MirrorThroughputBenchmark
  * </pre>
  *
@@ -149,6 +150,15 @@ public final class MirrorThroughputBenchmark {
    */
   private final Path gcLogDir;
 
+  /**
+   * With {@code -Dnmt=<dir>}: the three copying JVMs' brokers (the plugin's destination, the
+   * replication cluster, the MirrorMaker 2 target) run with native memory tracking, and after each
+   * side its copying broker's {@code VM.native_memory summary} and {@code GC.heap_info} go to
+   * {@code <dir>/round<N>-<side>.txt}: where the RSS of each goes, category by category. Null
+   * without. NMT costs a few MiB of its own on every tracked JVM alike.
+   */
+  private final Path nmtDir;
+
   /** The CA and broker certificate of a TLS source ({@code -DsourceTls=true}); null without. */
   private final TestCertificates certs;
 
@@ -179,6 +189,7 @@ public final class MirrorThroughputBenchmark {
     this.combinedDestinations = Boolean.getBoolean("combinedDestinations");
     this.gcLogDir =
         System.getProperty("gcLog") == null ? null : Path.of(System.getProperty("gcLog"));
+    this.nmtDir = System.getProperty("nmt") == null ? null : Path.of(System.getProperty("nmt"));
     this.certs =
         Boolean.getBoolean("sourceTls")
             ? TestCertificates.create(
@@ -202,6 +213,8 @@ public final class MirrorThroughputBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
+    // Gigabytes per run outside Maven's target/: deleted when each cluster closes.
+    KafkaClusterConfig.deleteWorkOnCloseUnlessSet();
     System.out.println(new MirrorThroughputBenchmark().run());
   }
 
@@ -251,7 +264,7 @@ public final class MirrorThroughputBenchmark {
     }
     try (KafkaCluster source = sourceConfig.start();
         KafkaCluster pluginDestination =
-            destinationShape(gcLog(KafkaClusterConfig.builder("tp-plugin-dest")))
+            destinationShape(nmt(gcLog(KafkaClusterConfig.builder("tp-plugin-dest"))))
                 .javaAgent(agent, null)
                 .perBrokerListener(PluginControlClient.LISTENER_PROPERTY)
                 .brokerProperty(
@@ -259,11 +272,11 @@ public final class MirrorThroughputBenchmark {
                 .brokerProperty(PluginControlClient.INSECURE_PLAINTEXT_PROPERTY, "true")
                 .start();
         KafkaCluster replication =
-            gcLog(tls(KafkaClusterConfig.builder("tp-replication")))
+            nmt(gcLog(tls(KafkaClusterConfig.builder("tp-replication"))))
                 .controllerPlusBrokers(sourceBrokers + 1)
                 .start();
         KafkaCluster mm2Target =
-            destinationShape(KafkaClusterConfig.builder("tp-mm2-target")).start()) {
+            destinationShape(nmt(KafkaClusterConfig.builder("tp-mm2-target"))).start()) {
       MirrorMakerProcess.Settings mm2Settings =
           new MirrorMakerProcess.Settings(
               source.bootstrapServers(),
@@ -295,10 +308,12 @@ public final class MirrorThroughputBenchmark {
             case "plugin" -> {
               plugin = pluginSide(source, pluginDestination, topic);
               rss = rssAndPeakKiB(pluginDestination.node(1).pid());
+              nmtSummary(pluginDestination.node(1).pid(), round, side);
             }
             case "replication" -> {
               repl = replicationSide(replication, topic);
               stockRss = rssAndPeakKiB(replication.node(followerBroker()).pid());
+              nmtSummary(replication.node(followerBroker()).pid(), round, side);
             }
             case "mm2" -> {
               try (PacedWriter writer = writerInto(source, topic)) {
@@ -314,6 +329,7 @@ public final class MirrorThroughputBenchmark {
                 mm2 = new double[] {copy.steadyMiBPerSecond(), copy.mibPerSecond()};
                 mm2Peak = t.peakRssKiB();
                 mm2TargetRss = procStatusKiB(mm2Target.node(1).pid(), "VmRSS");
+                nmtSummary(mm2Target.node(1).pid(), round, side);
               }
             }
             default -> throw new IllegalStateException(side);
@@ -483,6 +499,40 @@ public final class MirrorThroughputBenchmark {
     }
     java.nio.file.Files.createDirectories(gcLogDir);
     return builder.jvmArg("-Xlog:gc:file=" + gcLogDir.toAbsolutePath() + "/gc-%p.log:time");
+  }
+
+  private KafkaClusterConfig.Builder nmt(KafkaClusterConfig.Builder builder) throws Exception {
+    if (nmtDir == null) {
+      return builder;
+    }
+    java.nio.file.Files.createDirectories(nmtDir);
+    return builder.jvmArg("-XX:NativeMemoryTracking=summary");
+  }
+
+  /**
+   * With {@code -Dnmt}: writes the NMT summary and heap of {@code pid} (the broker that copied for
+   * {@code side}) after the side, with its RSS then; a jcmd that fails is written as its output.
+   */
+  private void nmtSummary(long pid, int round, String side) throws Exception {
+    if (nmtDir == null) {
+      return;
+    }
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    StringBuilder text = new StringBuilder();
+    text.append("pid ").append(pid).append(", VmRSS ").append(procStatusKiB(pid, "VmRSS"));
+    text.append(" KiB, VmHWM ").append(procStatusKiB(pid, "VmHWM")).append(" KiB\n");
+    for (String command : List.of("VM.native_memory summary", "GC.heap_info")) {
+      List<String> args = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid)));
+      args.addAll(List.of(command.split(" ")));
+      Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
+      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+      text.append("== ").append(command).append('\n').append(output).append('\n');
+    }
+    java.nio.file.Files.writeString(
+        nmtDir.resolve("round" + round + "-" + side + ".txt"), text.toString());
   }
 
   /** The client settings a TLS source needs (none for PLAINTEXT). */
