@@ -69,6 +69,7 @@ class OperatorCostBenchmark {
           "-XX:MinHeapFreeRatio=10",
           "-XX:MaxHeapFreeRatio=20",
           "-XX:TieredStopAtLevel=1",
+          "-XX:TrimNativeHeapInterval=10000",
           "-XX:+ExitOnOutOfMemoryError",
           "-XX:-UsePerfData");
 

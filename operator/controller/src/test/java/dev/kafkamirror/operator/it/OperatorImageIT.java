@@ -131,6 +131,7 @@ class OperatorImageIT {
             "-XX:MinHeapFreeRatio=10",
             "-XX:MaxHeapFreeRatio=20",
             "-XX:TieredStopAtLevel=1",
+            "-XX:TrimNativeHeapInterval=10000",
             "-XX:+ExitOnOutOfMemoryError")
         .endsWith("dev.kafkamirror.operator.app.OperatorMain");
     // (glibc's malloc arenas bounded: the operator's RSS, docs/benchmarks.md)
