@@ -231,7 +231,7 @@ public final class MirrorLagBenchmark {
     }
   }
 
-  /** Sends at a steady rate, partitions in turn, until closed. */
+  /** The steady producer's settings: acks=all, not idempotent, {@code lingerMs}. */
   private Properties producerProps(KafkaCluster cluster, int lingerMs) {
     Properties props = new Properties();
     props.putAll(cluster.clientProperties());

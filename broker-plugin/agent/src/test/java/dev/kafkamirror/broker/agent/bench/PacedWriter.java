@@ -114,8 +114,8 @@ final class PacedWriter implements AutoCloseable {
    * producer flushes and closes); throws the first failure of a send, if any send failed.
    */
   void stopAndFlush() throws Exception {
-    close();
-    if (thread.isAlive()) {
+    if (!stopAndJoin()) {
+      thread.interrupt();
       throw new IllegalStateException(
           thread.getName() + " did not flush its records within " + JOIN_MS + " ms");
     }
@@ -129,10 +129,15 @@ final class PacedWriter implements AutoCloseable {
   /** Stops writing (also when a side fails) without waiting for more than 2 minutes. */
   @Override
   public void close() throws InterruptedException {
-    stop = true;
-    thread.join(JOIN_MS);
-    if (thread.isAlive()) {
+    if (!stopAndJoin()) {
       thread.interrupt();
     }
+  }
+
+  /** Asks the writer to stop and waits at most 2 minutes; whether its thread has ended. */
+  private boolean stopAndJoin() throws InterruptedException {
+    stop = true;
+    thread.join(JOIN_MS);
+    return !thread.isAlive();
   }
 }
