@@ -6,7 +6,6 @@ import dev.kafkamirror.testing.kafka.KafkaClusterConfig;
 import dev.kafkamirror.testing.plugin.PluginControlClient;
 import dev.kafkamirror.testing.process.Commands;
 import dev.kafkamirror.testing.tls.TestCertificates;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -511,25 +510,25 @@ public final class MirrorThroughputBenchmark {
 
   /**
    * With {@code -Dnmt}: writes the NMT summary and heap of {@code pid} (the broker that copied for
-   * {@code side}) after the side, with its RSS then; a jcmd that fails is written as its output.
+   * {@code side}) after the side, with its RSS then. A jcmd that fails is written as its output;
+   * one that takes more than 60 s ends the run.
    */
   private void nmtSummary(long pid, int round, String side) throws Exception {
     if (nmtDir == null) {
       return;
     }
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    long[] rss = rssAndPeakKiB(pid);
     StringBuilder text = new StringBuilder();
-    text.append("pid ").append(pid).append(", VmRSS ").append(procStatusKiB(pid, "VmRSS"));
-    text.append(" KiB, VmHWM ").append(procStatusKiB(pid, "VmHWM")).append(" KiB\n");
-    for (String command : List.of("VM.native_memory summary", "GC.heap_info")) {
-      List<String> args = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid)));
-      args.addAll(List.of(command.split(" ")));
-      Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
-      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-      text.append("== ").append(command).append('\n').append(output).append('\n');
+    text.append("pid ").append(pid).append(", VmRSS ").append(rss[0]);
+    text.append(" KiB, VmHWM ").append(rss[1]).append(" KiB\n");
+    for (List<String> command :
+        List.of(List.of("VM.native_memory", "summary"), List.of("GC.heap_info"))) {
+      List<String> args = new ArrayList<>(List.of(jcmd, Long.toString(pid)));
+      args.addAll(command);
+      Commands.Result r = Commands.run(Duration.ofSeconds(60), args);
+      text.append("== ").append(String.join(" ", command)).append('\n');
+      text.append(r.stdout()).append(r.stderr()).append('\n');
     }
     java.nio.file.Files.writeString(
         nmtDir.resolve("round" + round + "-" + side + ".txt"), text.toString());
