@@ -682,19 +682,11 @@ public final class KafkaCluster implements AutoCloseable {
   }
 
   /**
-   * Deletes the work directory; called after every node is stopped or killed. A file that cannot be
+   * Deletes the work directory; called after every node is killed ({@link KafkaNode#kill} waits for
+   * each process's exit, bounded). A node still running keeps the directory; a file that cannot be
    * deleted is logged and left, never thrown: closing must go on stopping the rest.
    */
   private void deleteWorkDir() {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (nodes.values().stream().anyMatch(KafkaNode::isRunning) && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
-    }
     if (nodes.values().stream().anyMatch(KafkaNode::isRunning)) {
       LOG.warn("cluster {}: a node is still alive, its work directory {} is kept", name(), baseDir);
       return;
