@@ -39,7 +39,9 @@ import java.util.TreeSet;
  *       copy; a divergence inside one epoch is not detected, which is what the stop's fence is for.
  *       The leader's high watermark is the least log end of the ISR it knows.
  *   <li>The mirror fetcher appends the source's next batch at the leader's log end while the
- *       leader's registry says MIRRORING and it has read no stop state.
+ *       leader's registry says MIRRORING and it has read no stop state; before its first append in
+ *       each leader epoch it reads the state topic up to date and adopts a stop it finds (the
+ *       agent's {@code MirrorFetcher.checkStopState}), a step of its own.
  *   <li>The state topic as a log folded with the real {@link StopStateTable}; a write is checked
  *       with the real {@code checkWrite} against the writer's table and is either acknowledged or
  *       times out and arrives later (a late write, possibly of an epoch that is old by then).
@@ -82,7 +84,8 @@ final class PartitionModel {
       int readUpTo,
       int syncedEpoch,
       int knownEnd,
-      boolean fetchedSinceTruncation) {}
+      boolean fetchedSinceTruncation,
+      int fetcherCheckedEpoch) {}
 
   /**
    * A step call in flight on {@code broker}: the executor has applied a decision and asks the rule
@@ -165,9 +168,10 @@ final class PartitionModel {
     List<Batch> two = List.of(new Batch(Kind.DATA, 0), new Batch(Kind.TXN, 0));
     List<Batch> one = List.of(new Batch(Kind.DATA, 0));
     List<Replica> rs = new ArrayList<>();
-    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, -1, true));
-    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, 2, true));
-    rs.add(new Replica(one, 1, true, LocalState.MIRRORING, null, 0, -1, 1, true));
+    // The leader's fetcher has checked the stop state in epoch 1: it mirrors.
+    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, -1, true, 1));
+    rs.add(new Replica(two, 1, true, LocalState.MIRRORING, null, 0, -1, 2, true, -1));
+    rs.add(new Replica(one, 1, true, LocalState.MIRRORING, null, 0, -1, 1, true, -1));
     return new World(List.copyOf(rs), 0, 1, 0b111, List.of(), List.of(), List.of(), one, budget);
   }
 
@@ -267,6 +271,24 @@ final class PartitionModel {
       if (l.alive()
           && l.local() == LocalState.MIRRORING
           && l.table() == null
+          && l.fetcherCheckedEpoch() != w.epoch()) {
+        Mut m = new Mut(w);
+        m.readerRound(w.leader());
+        m.fetcherChecked[w.leader()] = w.epoch();
+        out.add(
+            new Transition(
+                "the mirror fetcher on broker "
+                    + w.leader()
+                    + " reads the state topic before its first append in epoch "
+                    + w.epoch()
+                    + m.notes(),
+                m.freeze(),
+                m.violation));
+      }
+      if (l.alive()
+          && l.local() == LocalState.MIRRORING
+          && l.table() == null
+          && l.fetcherCheckedEpoch() == w.epoch()
           && l.log().size() < SOURCE.size()) {
         Mut m = new Mut(w);
         m.appendLeader(new Batch(SOURCE.get(l.log().size()), w.epoch()));
@@ -523,6 +545,7 @@ final class PartitionModel {
     final int[] synced = new int[REPLICAS];
     final int[] knownEnd = new int[REPLICAS];
     final boolean[] fetchedSince = new boolean[REPLICAS];
+    final int[] fetcherChecked = new int[REPLICAS];
     int leader;
     int epoch;
     int isr;
@@ -552,6 +575,7 @@ final class PartitionModel {
         synced[b] = r.syncedEpoch();
         knownEnd[b] = r.knownEnd();
         fetchedSince[b] = r.fetchedSinceTruncation();
+        fetcherChecked[b] = r.fetcherCheckedEpoch();
       }
       leader = w.leader();
       epoch = w.epoch();
@@ -615,7 +639,8 @@ final class PartitionModel {
                 readUpTo[b],
                 synced[b],
                 knownEnd[b],
-                fetchedSince[b]));
+                fetchedSince[b],
+                fetcherChecked[b]));
       }
       calls.sort(CALL_ORDER);
       return new World(
@@ -887,6 +912,7 @@ final class PartitionModel {
       readUpTo[b] = 0;
       synced[b] = -1;
       knownEnd[b] = -1;
+      fetcherChecked[b] = -1;
       if (leader == b) {
         leader = -1;
         for (int i = 0; i < REPLICAS; i++) {
