@@ -22,9 +22,15 @@ public enum ControlCall {
   RESUME("/v1/mirror/resume", false),
   /** Stop step 1: no mirror append is in flight afterwards. */
   REMOVE_FETCHERS("/v1/stop/remove-fetchers", false),
-  /** Stop step 2: the leader truncates to its last stable offset and fences the replicas. */
+  /**
+   * Stop step 2: the leader truncates to its last stable offset and fences the replicas; it records
+   * step 3 in the same write when the partition's registration knows its source.
+   */
   TRUNCATE("/v1/stop/truncate", false),
-  /** Stop step 3: the last mirrored offsets, durably; every partition names its source. */
+  /**
+   * Stop step 3: the last mirrored offsets, durably; every partition names its source (checked
+   * against the recorded one when step 2 recorded them already).
+   */
   PERSIST_OFFSETS("/v1/stop/persist-offsets", true),
   /** Stop step 4: the MIRROR_PID_RESET barrier naming the source, on every in-sync replica. */
   BARRIER("/v1/stop/barrier", true),

@@ -3,7 +3,8 @@ package dev.kafkamirror.contract;
 /**
  * The durable stop progress a destination leader reports in {@code describe.stop.step}, in order.
  * The broker records each one in its stop-state topic when the step is done ({@link #TRUNCATING}
- * before the truncation it announces).
+ * before the truncation it announces). A truncate call may answer {@link #OFFSETS_PERSISTED}: the
+ * leader records the offsets with the truncation when it knows the partition's source.
  */
 public enum StopStep {
   FETCHERS_REMOVED,

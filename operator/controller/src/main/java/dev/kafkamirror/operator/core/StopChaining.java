@@ -31,11 +31,11 @@ import java.util.Set;
  *       LEADER, so a second epoch change later in the chain observes again), with a mirror
  *       registration known from that observation;
  *   <li>each such answer reports the stop step that its call records (remove-fetchers
- *       FETCHERS_REMOVED, truncate TRUNCATED, persist-offsets OFFSETS_PERSISTED, barrier
- *       BARRIER_WRITTEN, make-writable STOPPED with a barrier offset) and the mirror state that
- *       goes with it (STOPPING, then STOPPED after make-writable), read up to date ({@code
- *       stateCurrent} not false); anything else (an earlier or later step, an unknown name, a
- *       missing field) is an unknown answer.
+ *       FETCHERS_REMOVED, truncate TRUNCATED or OFFSETS_PERSISTED (the offsets recorded with it),
+ *       persist-offsets OFFSETS_PERSISTED, barrier BARRIER_WRITTEN, make-writable STOPPED with a
+ *       barrier offset) and the mirror state that goes with it (STOPPING, then STOPPED after
+ *       make-writable), read up to date ({@code stateCurrent} not false); anything else (an earlier
+ *       or later step, an unknown name, a missing field) is an unknown answer.
  * </ul>
  *
  * <p>A chained observation is used for planning only: the status of a reconcile is always computed
@@ -351,7 +351,7 @@ public final class StopChaining {
     }
     ReportedStopStep expected = recordedBy(action);
     ReportedStopStep step = a.stop() == null ? null : ReportedStopStep.parse(a.stop().step());
-    if (step != expected) {
+    if (step != expected && !(action == Action.TRUNCATE && step == TRUNCATE_WITH_OFFSETS)) {
       return "partition "
           + key
           + " answered step "
@@ -378,7 +378,17 @@ public final class StopChaining {
     return null;
   }
 
-  /** The durable step a successful call of {@code action} leaves on the leader. */
+  /**
+   * The step a truncate call records when the leader's registration knows its source: TRUNCATED and
+   * the offsets in one write (a plugin from 2026-12-05 on), so that persist-offsets has nothing
+   * left to do and the next round is the barrier. An older plugin answers TRUNCATED.
+   */
+  static final ReportedStopStep TRUNCATE_WITH_OFFSETS = ReportedStopStep.OFFSETS_PERSISTED;
+
+  /**
+   * The durable step a successful call of {@code action} leaves on the leader (truncate may also
+   * leave {@link #TRUNCATE_WITH_OFFSETS}).
+   */
   static ReportedStopStep recordedBy(Action action) {
     return switch (action) {
       case REMOVE_FETCHERS -> ReportedStopStep.FETCHERS_REMOVED;

@@ -60,6 +60,53 @@ class StopChainingTest {
         .containsOnly(PartitionPhase.STOPPED);
   }
 
+  @Test
+  void aTruncateThatRecordedTheOffsetsTooChainsStraightToTheBarrier() {
+    // Given two mirroring partitions whose leaders record TRUNCATED and the offsets in one write
+    // (their registrations know the source), and answer every other step as recorded
+    List<PartitionObservation> observed =
+        List.of(
+            described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 0), null));
+    List<Action> actions = new ArrayList<>();
+
+    // When every round is planned from the previous round's answers
+    for (int round = 0; round < 6; round++) {
+      FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
+      if (!plan.hasWork()) {
+        break;
+      }
+      Action action = plan.decisions().get(0).action();
+      actions.add(action);
+      List<StopChaining.Answer> answers = new ArrayList<>();
+      for (StopChaining.Answer a : answersOf(plan, action)) {
+        answers.add(
+            action == Action.TRUNCATE && a.leader()
+                ? new StopChaining.Answer(
+                    a.key(),
+                    a.brokerId(),
+                    true,
+                    null,
+                    a.leaderEpoch(),
+                    a.logEndOffset(),
+                    a.state(),
+                    stop("OFFSETS_PERSISTED", null),
+                    true)
+                : a);
+      }
+      StopChaining.Verdict verdict = StopChaining.next(STOP, plan, observed, answers);
+      assertThat(verdict.observeBecause()).isNull();
+      observed = verdict.observations();
+    }
+
+    // Then no persist-offsets round runs and nothing is observed again: four rounds to STOPPED
+    assertThat(actions)
+        .containsExactly(
+            Action.REMOVE_FETCHERS, Action.TRUNCATE, Action.WRITE_BARRIER, Action.MAKE_WRITABLE);
+    assertThat(FailoverPlanner.plan(STOP, observed, null, 1_000).decisions())
+        .extracting(PartitionDecision::phase)
+        .containsOnly(PartitionPhase.STOPPED);
+  }
+
   static Stream<Arguments> answersThatObserveAgain() {
     return Stream.of(
         Arguments.of(

@@ -189,7 +189,7 @@ public final class StopExecutor {
           continue;
         }
         try {
-          Decision d = withSourceEpoch(run, t, decideWithRetries(run, t, round == 1));
+          Decision d = withSourceEpoch(t, decideWithRetries(run, t, round == 1));
           if (round > MAX_ROUNDS) {
             throw new PartitionOperationException(
                 Code.INTERNAL,
@@ -310,12 +310,10 @@ public final class StopExecutor {
   /**
    * The OFFSETS_PERSISTED record with the source's leader epoch of the last mirrored batch kept,
    * which a failback needs; the rules stay agnostic of it (it is the store's, not the partition's).
+   * Whichever call records the step (persist-offsets, or truncate when the source is known).
    */
-  private Decision withSourceEpoch(StopRun run, StopTarget t, Decision d)
-      throws PartitionOperationException {
-    if (run.call() == StopCall.PERSIST_OFFSETS
-        && d instanceof Record r
-        && r.state().step() == StopStep.OFFSETS_PERSISTED) {
+  private Decision withSourceEpoch(StopTarget t, Decision d) throws PartitionOperationException {
+    if (d instanceof Record r && r.state().step() == StopStep.OFFSETS_PERSISTED) {
       StopState s = r.state();
       return new Record(
           s.withMirroredSourceEpoch(store.sourceEpochAt(t.key(), s.truncatedToOffset() - 1)));

@@ -61,10 +61,11 @@ class StopExecutorTest {
     t.lastStable = 10;
     // When truncate runs
     List<StepOutcome> out = executor.truncate(refs(t), 1_000L);
-    // Then TRUNCATING is written before the truncation, TRUNCATED after it
+    // Then TRUNCATING is written before the truncation, TRUNCATED after it (with the offsets:
+    // the source is known)
     assertThat(out.get(0).error()).isNull();
     assertThat(events)
-        .containsExactly("t-0 write TRUNCATING", "t-0 truncate 10", "t-0 write TRUNCATED");
+        .containsExactly("t-0 write TRUNCATING", "t-0 truncate 10", "t-0 write OFFSETS_PERSISTED");
     // And a repeated call does nothing more
     events.clear();
     assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
@@ -86,7 +87,8 @@ class StopExecutorTest {
     assertThat(out).allSatisfy(o -> assertThat(o.error()).isNull());
     assertThat(partitions.truncationRequests).containsExactly(List.of("t-0", "t-1", "t-2"));
     assertThat(List.of(a.logEnd, b.logEnd, c.logEnd)).containsOnly(10L);
-    // And every TRUNCATING was written before the first truncation, every TRUNCATED after the last
+    // And every TRUNCATING was written before the first truncation, every TRUNCATED (with the
+    // offsets) after the last
     int firstTruncation = events.indexOf("t-0 truncate 10");
     assertThat(events.subList(0, firstTruncation))
         .as(events.toString())
@@ -96,7 +98,9 @@ class StopExecutorTest {
         .containsExactly("t-0 truncate 10", "t-1 truncate 10", "t-2 truncate 10");
     assertThat(events.subList(firstTruncation + 3, events.size()))
         .containsExactlyInAnyOrder(
-            "t-0 write TRUNCATED", "t-1 write TRUNCATED", "t-2 write TRUNCATED");
+            "t-0 write OFFSETS_PERSISTED",
+            "t-1 write OFFSETS_PERSISTED",
+            "t-2 write OFFSETS_PERSISTED");
   }
 
   @Test
@@ -145,7 +149,7 @@ class StopExecutorTest {
     List<StepOutcome> out = executor.truncate(refs(t), 5_000L);
     // Then nothing was truncated: the target is the established last stable offset, 16
     assertThat(out.get(0).error()).isNull();
-    assertThat(events).containsExactly("t-0 write TRUNCATED");
+    assertThat(events).containsExactly("t-0 write OFFSETS_PERSISTED");
     assertThat(store.get(t.key).orElseThrow().truncatedToOffset()).isEqualTo(16L);
   }
 
@@ -203,7 +207,7 @@ class StopExecutorTest {
     assertThat(out.get(1).error().code()).isEqualTo(Code.FENCED);
     assertThat(b.logEnd).isEqualTo(16L);
     assertThat(events)
-        .containsExactly("t-0 write TRUNCATING", "t-0 truncate 10", "t-0 write TRUNCATED");
+        .containsExactly("t-0 write TRUNCATING", "t-0 truncate 10", "t-0 write OFFSETS_PERSISTED");
   }
 
   @Test
@@ -222,7 +226,8 @@ class StopExecutorTest {
     // Given a mirroring leader
     TestingStopTarget t = partition(0);
     t.lastStable = 12;
-    // When the five calls run
+    // When the five calls run (truncate records the offsets too: the source is known, so
+    // persist-offsets finds them recorded)
     assertThat(executor.removeFetchers(refs(t), 1_000L).get(0).error()).isNull();
     assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
     assertThat(executor.persistOffsets(refs(t), 1_000L).get(0).error()).isNull();
@@ -235,13 +240,12 @@ class StopExecutorTest {
             "t-0 write FETCHERS_REMOVED",
             "t-0 write TRUNCATING",
             "t-0 truncate 12",
-            "t-0 write TRUNCATED",
             "t-0 write OFFSETS_PERSISTED",
             "t-0 barrier 12",
             "t-0 write BARRIER_WRITTEN",
             "t-0 write STOPPED",
             "t-0 local STOPPED");
-    // And persist-offsets recorded the source's epoch of the last batch kept (the store's history)
+    // And truncate recorded the source's epoch of the last batch kept (the store's history)
     assertThat(store.get(t.key).orElseThrow().lastMirroredSourceEpoch()).isEqualTo(3);
     assertThat(barrier.result())
         .containsEntry(Fields.StepResult.BARRIER_OFFSET, 12L)
@@ -254,6 +258,29 @@ class StopExecutorTest {
         .containsEntry(Fields.StepResult.APPENDED, false);
     assertThat(events).isEmpty();
     assertThat(t.local).isEqualTo(LocalState.STOPPED);
+  }
+
+  @Test
+  void withoutAKnownSourceTruncateRecordsTruncatedAndPersistOffsetsTheNamedSourceAndItsEpoch()
+      throws Exception {
+    // Given a stopping leader whose registration knows no source
+    TestingStopTarget t = stoppingPartition(0);
+    t.knownSource = null;
+    t.lastStable = 12;
+    // When truncate and persist-offsets run
+    assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
+    assertThat(executor.persistOffsets(refs(t), 1_000L).get(0).error()).isNull();
+    // Then each records its own step, and persist-offsets the source the call names with the
+    // source's epoch of the last batch kept
+    assertThat(events)
+        .containsExactly(
+            "t-0 write TRUNCATING",
+            "t-0 truncate 12",
+            "t-0 write TRUNCATED",
+            "t-0 write OFFSETS_PERSISTED");
+    StopState durable = store.get(t.key).orElseThrow();
+    assertThat(durable.sourceClusterId()).isEqualTo(SOURCE);
+    assertThat(durable.lastMirroredSourceEpoch()).isEqualTo(3);
   }
 
   @Test

@@ -43,8 +43,12 @@ final class TestingStopTarget implements StopTarget {
   List<Integer> replicas = List.of(1, 2, 3);
   Set<Integer> holders = Set.of(1, 2, 3);
 
+  /** The source the registration knows; the ref's by default, null for a registration without. */
+  String knownSource;
+
   TestingStopTarget(int partition, String source, List<String> events) {
     this.ref = new PartitionRef("t", partition, source);
+    this.knownSource = source;
     this.key = new StopStateKey("m1", "topic-id-1", partition);
     this.events = events;
   }
@@ -98,7 +102,7 @@ final class TestingStopTarget implements StopTarget {
         replicas,
         Set.of(1, 2, 3),
         holders,
-        ref.sourceClusterId(),
+        knownSource,
         null,
         true,
         nowMs,

@@ -70,8 +70,9 @@ public final class StopRules {
    * Step 2 on the leader: plan the target (the last stable offset, on an established high
    * watermark) and record it as TRUNCATING before anything destructive; fence the replicas with a
    * new leader epoch when the log holds batches of the current epoch; truncate to the recorded
-   * target; record TRUNCATED once no transaction is open. A partition already truncated is
-   * truncated again to the recorded offset when its log (a new leader's) is longer.
+   * target; record TRUNCATED once no transaction is open (OFFSETS_PERSISTED with it when the source
+   * is known, see {@link #withOffsetsWhenSourceKnown}). A partition already truncated is truncated
+   * again to the recorded offset when its log (a new leader's) is longer.
    */
   public static Decision truncate(PartitionView v) {
     if (!v.leader()) {
@@ -154,13 +155,37 @@ public final class StopRules {
     }
     if (!step.atLeast(StopStep.TRUNCATED)) {
       return new Record(
-          base.withTruncatedTo(v.logEndOffset(), v.lastBatchEpoch())
-              .advance(StopStep.TRUNCATED, v.leaderEpoch(), v.brokerId(), v.nowMs()));
+          withOffsetsWhenSourceKnown(
+              base.withTruncatedTo(v.logEndOffset(), v.lastBatchEpoch())
+                  .advance(StopStep.TRUNCATED, v.leaderEpoch(), v.brokerId(), v.nowMs()),
+              v));
     }
     return new Done();
   }
 
-  /** Step 3 on the leader: record the last mirrored offset (the truncation offset) and source. */
+  /**
+   * TRUNCATED, and with it what step 3 records when the partition's source is known: the last
+   * mirrored offset is the truncation offset and the source is the one the partition mirrored, both
+   * fixed once the log ends at the target. One acks=all write then carries steps 2 and 3, and the
+   * persist-offsets call finds nothing left to record. The stop still has to name that source:
+   * persist-offsets and the barrier refuse any other than the recorded one. With the source unknown
+   * (a registration that never named or reached one), TRUNCATED alone, and persist-offsets records
+   * the source the call names, as before.
+   */
+  private static StopState withOffsetsWhenSourceKnown(StopState truncated, PartitionView v) {
+    String known = v.knownSourceClusterId();
+    if (known == null || known.isEmpty()) {
+      return truncated;
+    }
+    return truncated
+        .withMirroredEnd(truncated.truncatedToOffset(), known)
+        .advance(StopStep.OFFSETS_PERSISTED, v.leaderEpoch(), v.brokerId(), v.nowMs());
+  }
+
+  /**
+   * Step 3 on the leader: record the last mirrored offset (the truncation offset) and source. Done
+   * at once, for the same source, when step 2 recorded them already.
+   */
   public static Decision persistOffsets(PartitionView v, String requestedSourceClusterId) {
     if (!v.leader()) {
       return notLeader(v);

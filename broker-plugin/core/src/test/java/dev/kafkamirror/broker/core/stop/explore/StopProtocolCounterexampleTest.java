@@ -144,7 +144,6 @@ class StopProtocolCounterexampleTest {
           "operator calls truncate on broker 0",
           "operator's truncate call on broker 0 goes on",
           "operator's truncate call on broker 0 goes on",
-          "operator calls persist-offsets on broker 0",
           "operator calls barrier on broker 0",
           "broker 1 fetches",
           "broker 2 fetches",

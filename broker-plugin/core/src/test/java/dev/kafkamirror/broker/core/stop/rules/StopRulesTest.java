@@ -139,6 +139,91 @@ class StopRulesTest {
   }
 
   @Test
+  void aTruncationWithTheSourceKnownRecordsTheOffsetsInTheSameWrite() {
+    // Given a leader whose fetchers are removed, nothing to truncate (LSO = HW = log end 16), and
+    // a registration that knows its source
+    PartitionView v = newLeaderWithStaleHighWatermark().withLog(16L, 16L, 16L, 4, -1L);
+    // When truncate is asked
+    Decision d = StopRules.truncate(v);
+    // Then one record carries steps 2 and 3: truncated to 16, 16 the last mirrored offset, the
+    // source the partition mirrored
+    assertThat(d).isInstanceOf(Record.class);
+    StopState s = ((Record) d).state();
+    assertThat(s.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
+    assertThat(s.truncateTargetOffset()).isEqualTo(16L);
+    assertThat(s.truncatedToOffset()).isEqualTo(16L);
+    assertThat(s.lastMirroredOffset()).isEqualTo(16L);
+    assertThat(s.sourceClusterId()).isEqualTo(Views.SOURCE);
+    assertThat(s.leaderEpoch()).isEqualTo(5);
+  }
+
+  @Test
+  void aTruncationWithTheSourceUnknownRecordsTruncatedAlone() {
+    // Given the same leader, but a registration that knows no source
+    PartitionView base = newLeaderWithStaleHighWatermark().withLog(16L, 16L, 16L, 4, -1L);
+    PartitionView v = withKnownSource(base, null);
+    // When truncate is asked
+    Decision d = StopRules.truncate(v);
+    // Then it records TRUNCATED, and persist-offsets records the source the stop names
+    assertThat(d).isInstanceOf(Record.class);
+    StopState truncated = ((Record) d).state();
+    assertThat(truncated.step()).isEqualTo(StopStep.TRUNCATED);
+    assertThat(truncated.sourceClusterId()).isNull();
+    Decision persisted =
+        StopRules.persistOffsets(v.withDurable(truncated), "source-named-by-the-stop");
+    assertThat(((Record) persisted).state().sourceClusterId())
+        .isEqualTo("source-named-by-the-stop");
+  }
+
+  @Test
+  void offsetsRecordedWithTheTruncationLeavePersistOffsetsDoneAndRefuseAnotherSource() {
+    // Given OFFSETS_PERSISTED recorded by the truncate call
+    PartitionView base = newLeaderWithStaleHighWatermark().withLog(16L, 16L, 16L, 4, -1L);
+    StopState recorded = ((Record) StopRules.truncate(base)).state();
+    PartitionView v = base.withDurable(recorded);
+    // When persist-offsets and the barrier are asked with the recorded source, and with another
+    // Then the recorded source goes on, and another is refused by name, with nothing recorded
+    assertThat(StopRules.persistOffsets(v, Views.SOURCE)).isEqualTo(new Done());
+    assertThat(StopRules.barrier(v, Views.SOURCE))
+        .isEqualTo(new Act(new Decision.AppendBarrier(Views.SOURCE)));
+    Decision other = StopRules.persistOffsets(v, "another-cluster");
+    assertThat(other).isInstanceOf(Refuse.class);
+    assertThat(((Refuse) other).kind()).isEqualTo(RefusalKind.INVALID_STATE);
+    assertThat(((Refuse) other).message()).contains(Views.SOURCE).contains("another-cluster");
+    Decision otherBarrier = StopRules.barrier(v, "another-cluster");
+    assertThat(((Refuse) otherBarrier).message())
+        .contains(Views.SOURCE)
+        .contains("another-cluster");
+  }
+
+  /** {@code v} with the registration's known source replaced. */
+  private static PartitionView withKnownSource(PartitionView v, String known) {
+    return new PartitionView(
+        v.key(),
+        v.topic(),
+        v.durable(),
+        v.local(),
+        v.brokerId(),
+        v.leader(),
+        v.leaderId(),
+        v.leaderEpoch(),
+        v.logEndOffset(),
+        v.highWatermark(),
+        v.lastStableOffset(),
+        v.lastBatchEpoch(),
+        v.barrierAtEnd(),
+        v.openTransactions(),
+        v.replicas(),
+        v.isr(),
+        v.membershipHolders(),
+        known,
+        v.resetRefusal(),
+        v.barrierRuleEnabled(),
+        v.nowMs(),
+        v.isrFetchedLogEnd());
+  }
+
+  @Test
   void aMirroringPartitionWithoutAStopIsNotTruncated() {
     Decision d = StopRules.truncate(Views.mirroringLeader());
     assertThat(d)
