@@ -107,9 +107,10 @@ final class KafkaStopTarget implements StopTarget {
   }
 
   /**
-   * Reads only what the call's rule uses: the last batch for truncate (and, once truncated, a
-   * barrier at the end), the barrier at the end for the barrier call, the reset check only where
-   * make-writable would ask it (it remembers its failures for describe).
+   * Reads only what the call's rule uses: the last batch for truncate and for remove-fetchers on a
+   * leader without a stop, which asks the truncate rule (and, once truncated, a barrier at the
+   * end), the barrier at the end for the barrier call, the reset check only where make-writable
+   * would ask it (it remembers its failures for describe).
    */
   @Override
   public PartitionView view(
@@ -121,8 +122,13 @@ final class KafkaStopTarget implements StopTarget {
     int lastBatchEpoch = -1;
     long barrierAtEnd = -1L;
     int open = 0;
+    // Remove-fetchers on a leader without a stop asks the truncate rule too (it records step 2's
+    // record when there is nothing to truncate), so it reads what that rule reads.
+    boolean truncateRuleAsked =
+        call == StopCall.TRUNCATE
+            || (call == StopCall.REMOVE_FETCHERS && leader && durable == null);
     try {
-      if (call == StopCall.TRUNCATE) {
+      if (truncateRuleAsked) {
         RecordBatch last = KafkaPartitionControl.lastBatch(log);
         lastBatchEpoch = last == null ? -1 : last.partitionLeaderEpoch();
         open = KafkaPartitionControl.producerCounts(log)[1];
@@ -139,7 +145,7 @@ final class KafkaStopTarget implements StopTarget {
     }
     String topicId = log.topicId().map(Object::toString).orElse("");
     Set<Integer> holders =
-        call == StopCall.TRUNCATE ? ClusterMembership.holders(topicId, tp.partition()) : Set.of();
+        truncateRuleAsked ? ClusterMembership.holders(topicId, tp.partition()) : Set.of();
     String known =
         entry.sourceClusterId() != null ? entry.sourceClusterId() : entry.expectedSourceClusterId();
     String reset = null;
