@@ -107,10 +107,9 @@ final class KafkaStopTarget implements StopTarget {
   }
 
   /**
-   * Reads only what the call's rule uses: the last batch for truncate and for remove-fetchers on a
-   * leader without a stop, which asks the truncate rule (and, once truncated, a barrier at the
-   * end), the barrier at the end for the barrier call, the reset check only where make-writable
-   * would ask it (it remembers its failures for describe).
+   * Reads only what the call's rule uses: the last batch for truncate (and, once truncated, a
+   * barrier at the end), the barrier at the end for the barrier call, the reset check only where
+   * make-writable would ask it (it remembers its failures for describe).
    */
   @Override
   public PartitionView view(
@@ -122,13 +121,8 @@ final class KafkaStopTarget implements StopTarget {
     int lastBatchEpoch = -1;
     long barrierAtEnd = -1L;
     int open = 0;
-    // Remove-fetchers on a leader without a stop asks the truncate rule too (it records step 2's
-    // record when there is nothing to truncate), so it reads what that rule reads.
-    boolean truncateRuleAsked =
-        call == StopCall.TRUNCATE
-            || (call == StopCall.REMOVE_FETCHERS && leader && durable == null);
     try {
-      if (truncateRuleAsked) {
+      if (call == StopCall.TRUNCATE) {
         RecordBatch last = KafkaPartitionControl.lastBatch(log);
         lastBatchEpoch = last == null ? -1 : last.partitionLeaderEpoch();
         open = KafkaPartitionControl.producerCounts(log)[1];
@@ -145,7 +139,7 @@ final class KafkaStopTarget implements StopTarget {
     }
     String topicId = log.topicId().map(Object::toString).orElse("");
     Set<Integer> holders =
-        truncateRuleAsked ? ClusterMembership.holders(topicId, tp.partition()) : Set.of();
+        call == StopCall.TRUNCATE ? ClusterMembership.holders(topicId, tp.partition()) : Set.of();
     String known =
         entry.sourceClusterId() != null ? entry.sourceClusterId() : entry.expectedSourceClusterId();
     String reset = null;
