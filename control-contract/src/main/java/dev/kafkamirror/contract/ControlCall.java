@@ -20,10 +20,7 @@ public enum ControlCall {
   PAUSE("/v1/mirror/pause", false),
   /** PAUSED to MIRRORING. */
   RESUME("/v1/mirror/resume", false),
-  /**
-   * Stop step 1: no mirror append is in flight afterwards; the leader records steps 2 and 3 in the
-   * same write when it has nothing to truncate.
-   */
+  /** Stop step 1: no mirror append is in flight afterwards. */
   REMOVE_FETCHERS("/v1/stop/remove-fetchers", false),
   /**
    * Stop step 2: the leader truncates to its last stable offset and fences the replicas; it records

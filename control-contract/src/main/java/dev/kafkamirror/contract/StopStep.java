@@ -3,10 +3,8 @@ package dev.kafkamirror.contract;
 /**
  * The durable stop progress a destination leader reports in {@code describe.stop.step}, in order.
  * The broker records each one in its stop-state topic when the step is done ({@link #TRUNCATING}
- * before the truncation it announces). A call may answer a later step than its own, recorded in the
- * same write when nothing destructive lies between: remove-fetchers up to {@link
- * #OFFSETS_PERSISTED} when there is nothing to truncate, truncate {@link #OFFSETS_PERSISTED} when
- * the leader knows the partition's source.
+ * before the truncation it announces). A truncate call may answer {@link #OFFSETS_PERSISTED}: the
+ * leader records the offsets with the truncation when it knows the partition's source.
  */
 public enum StopStep {
   FETCHERS_REMOVED,

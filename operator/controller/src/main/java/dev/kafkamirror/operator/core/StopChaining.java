@@ -1,7 +1,6 @@
 package dev.kafkamirror.operator.core;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -32,12 +31,11 @@ import java.util.Set;
  *       LEADER, so a second epoch change later in the chain observes again), with a mirror
  *       registration known from that observation;
  *   <li>each such answer reports the stop step that its call records (remove-fetchers
- *       FETCHERS_REMOVED, truncate TRUNCATED, persist-offsets OFFSETS_PERSISTED, barrier
- *       BARRIER_WRITTEN, make-writable STOPPED with a barrier offset), or a later step that the
- *       same write records ({@link #answeredBy}: up to OFFSETS_PERSISTED for the first two), and
- *       the mirror state that goes with it (STOPPING, then STOPPED after make-writable), read up to
- *       date ({@code stateCurrent} not false); anything else (an earlier or later step, an unknown
- *       name, a missing field) is an unknown answer.
+ *       FETCHERS_REMOVED, truncate TRUNCATED or OFFSETS_PERSISTED (the offsets recorded with it),
+ *       persist-offsets OFFSETS_PERSISTED, barrier BARRIER_WRITTEN, make-writable STOPPED with a
+ *       barrier offset) and the mirror state that goes with it (STOPPING, then STOPPED after
+ *       make-writable), read up to date ({@code stateCurrent} not false); anything else (an earlier
+ *       or later step, an unknown name, a missing field) is an unknown answer.
  * </ul>
  *
  * <p>A chained observation is used for planning only: the status of a reconcile is always computed
@@ -351,16 +349,16 @@ public final class StopChaining {
     if (!a.stateCurrent()) {
       return "partition " + key + " answered" + from + " from a stop state not read up to date";
     }
-    Set<ReportedStopStep> expected = answeredBy(action);
+    ReportedStopStep expected = recordedBy(action);
     ReportedStopStep step = a.stop() == null ? null : ReportedStopStep.parse(a.stop().step());
-    if (!expected.contains(step)) {
+    if (step != expected && !(action == Action.TRUNCATE && step == TRUNCATE_WITH_OFFSETS)) {
       return "partition "
           + key
           + " answered step "
           + (a.stop() == null ? null : a.stop().step())
           + from
           + ", expected "
-          + (expected.size() == 1 ? expected.iterator().next() : "one of " + expected);
+          + expected;
     }
     ReportedMirrorState state = ReportedMirrorState.parse(a.state());
     ReportedMirrorState expectedState =
@@ -381,26 +379,16 @@ public final class StopChaining {
   }
 
   /**
-   * The durable steps a successful call of {@code action} may leave on the leader: the one it
-   * records ({@link #recordedBy}), and, for the first two calls, the later ones a plugin from
-   * 2026-12-05 on records in the same write when nothing destructive is left before them (remove
-   * fetchers with nothing to truncate records TRUNCATED; both record OFFSETS_PERSISTED with it when
-   * the registration knows its source). The next round then plans from the later step and skips the
-   * calls in between. An older plugin answers exactly the recorded step.
+   * The step a truncate call records when the leader's registration knows its source: TRUNCATED and
+   * the offsets in one write (a plugin from 2026-12-05 on), so that persist-offsets has nothing
+   * left to do and the next round is the barrier. An older plugin answers TRUNCATED.
    */
-  static Set<ReportedStopStep> answeredBy(Action action) {
-    return switch (action) {
-      case REMOVE_FETCHERS ->
-          EnumSet.of(
-              ReportedStopStep.FETCHERS_REMOVED,
-              ReportedStopStep.TRUNCATED,
-              ReportedStopStep.OFFSETS_PERSISTED);
-      case TRUNCATE -> EnumSet.of(ReportedStopStep.TRUNCATED, ReportedStopStep.OFFSETS_PERSISTED);
-      default -> EnumSet.of(recordedBy(action));
-    };
-  }
+  static final ReportedStopStep TRUNCATE_WITH_OFFSETS = ReportedStopStep.OFFSETS_PERSISTED;
 
-  /** The durable step a successful call of {@code action} records on the leader. */
+  /**
+   * The durable step a successful call of {@code action} leaves on the leader (truncate may also
+   * leave {@link #TRUNCATE_WITH_OFFSETS}).
+   */
   static ReportedStopStep recordedBy(Action action) {
     return switch (action) {
       case REMOVE_FETCHERS -> ReportedStopStep.FETCHERS_REMOVED;

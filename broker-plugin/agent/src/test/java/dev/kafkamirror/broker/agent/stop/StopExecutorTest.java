@@ -46,37 +46,12 @@ class StopExecutorTest {
     return java.util.Arrays.stream(ts).map(t -> t.ref).toList();
   }
 
-  /**
-   * Fetchers removed and the log fenced (its batches are of an older epoch). A transaction is open
-   * while they are removed, so that step 1 records FETCHERS_REMOVED alone (with nothing to truncate
-   * it records step 2 too); each test then sets the log it needs.
-   */
+  /** Fetchers removed and the log fenced (its batches are of an older epoch). */
   private TestingStopTarget stoppingPartition(int p) {
     TestingStopTarget t = partition(p);
-    t.lastStable = 10;
     executor.removeFetchers(refs(t), 1_000L);
-    t.lastStable = 16;
     events.clear();
     return t;
-  }
-
-  @Test
-  void removeFetchersWithNothingToTruncateWritesStepsOneToThreeAsOneRecord() throws Exception {
-    // Given a mirroring leader with everything stable (16 of 16) and its source known
-    TestingStopTarget t = partition(0);
-    // When remove-fetchers runs
-    assertThat(executor.removeFetchers(refs(t), 1_000L).get(0).error()).isNull();
-    // Then the appends stop first, and one record carries the truncation (none needed) and the
-    // offsets, with the source's epoch of the last batch kept
-    assertThat(events).containsExactly("t-0 local STOPPING", "t-0 write OFFSETS_PERSISTED");
-    StopState durable = store.get(t.key).orElseThrow();
-    assertThat(durable.truncatedToOffset()).isEqualTo(16L);
-    assertThat(durable.lastMirroredSourceEpoch()).isEqualTo(3);
-    // And truncate and persist-offsets find nothing left to do
-    events.clear();
-    assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
-    assertThat(executor.persistOffsets(refs(t), 1_000L).get(0).error()).isNull();
-    assertThat(events).isEmpty();
   }
 
   @Test

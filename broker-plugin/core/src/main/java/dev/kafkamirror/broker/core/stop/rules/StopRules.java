@@ -49,25 +49,11 @@ public final class StopRules {
   /**
    * Step 1: the leader records FETCHERS_REMOVED when no stop is recorded; a follower has nothing to
    * record (every replica stops its mirror appends, which the executor does before asking).
-   *
-   * <p>When this leader has stopped its own appends and step 2 would have nothing destructive to do
-   * (the high watermark established and the last stable offset at the log end, so the target is the
-   * log end and nothing is truncated), the leader records what step 2 records in that case instead,
-   * in the same single write: TRUNCATED, with the offsets when the source is known ({@link
-   * #withOffsetsWhenSourceKnown}). Step 2's own rule decides it, on the view with FETCHERS_REMOVED
-   * durable, so the two can never disagree; anything else it would do (record TRUNCATING, fence,
-   * truncate, refuse, wait) leaves FETCHERS_REMOVED alone, for the truncate call.
    */
   public static Decision removeFetchers(PartitionView v) {
     if (v.leader() && v.durable() == null) {
-      StopState removed =
-          StopState.fetchersRemoved(v.key(), v.topic(), v.leaderEpoch(), v.brokerId(), v.nowMs());
-      if (v.local().stopBegun()
-          && truncate(v.withDurable(removed)) instanceof Record r
-          && r.state().step().atLeast(StopStep.TRUNCATED)) {
-        return r;
-      }
-      return new Record(removed);
+      return new Record(
+          StopState.fetchersRemoved(v.key(), v.topic(), v.leaderEpoch(), v.brokerId(), v.nowMs()));
     }
     return new Done();
   }

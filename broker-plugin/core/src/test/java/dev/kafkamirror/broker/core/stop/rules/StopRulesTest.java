@@ -224,47 +224,6 @@ class StopRulesTest {
   }
 
   @Test
-  void removeFetchersWithNothingToTruncateRecordsStepsOneToThreeInItsOneWrite() {
-    // Given a leader that has stopped its appends, everything stable (LSO = HW = log end 16), and
-    // a registration that knows its source
-    PartitionView v = Views.mirroringLeader().withLocal(LocalState.STOPPING);
-    // When remove-fetchers is asked
-    Decision d = StopRules.removeFetchers(v);
-    // Then its one record is what truncate would record with nothing to truncate: target and
-    // truncation at 16, the offsets and the source with them
-    assertThat(d).isInstanceOf(Record.class);
-    StopState s = ((Record) d).state();
-    assertThat(s.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
-    assertThat(s.truncateTargetOffset()).isEqualTo(16L);
-    assertThat(s.truncatedToOffset()).isEqualTo(16L);
-    assertThat(s.lastMirroredOffset()).isEqualTo(16L);
-    assertThat(s.sourceClusterId()).isEqualTo(Views.SOURCE);
-    // And truncate, asked next, has nothing left to do
-    assertThat(StopRules.truncate(v.withDurable(s))).isEqualTo(new Done());
-  }
-
-  @Test
-  void removeFetchersRecordsFetchersRemovedAloneWheneverTruncateWouldDoMoreThanRecord() {
-    PartitionView stopping = Views.mirroringLeader().withLocal(LocalState.STOPPING);
-    // Given, each: a transaction open above offset 12 (a truncation to announce), a high watermark
-    // not established, this leader's appends not stopped yet, and the source unknown (TRUNCATED
-    // without the offsets)
-    PartitionView open = stopping.withLog(16L, 16L, 12L, 4, -1L);
-    PartitionView staleHighWatermark = stopping.withLog(16L, 10L, 10L, 4, -1L);
-    PartitionView notStoppedHere = Views.mirroringLeader();
-    PartitionView sourceUnknown = withKnownSource(stopping, null);
-    // When remove-fetchers is asked
-    // Then it records FETCHERS_REMOVED only where truncate would announce, wait or is not safe yet
-    for (PartitionView v : List.of(open, staleHighWatermark, notStoppedHere)) {
-      Decision d = StopRules.removeFetchers(v);
-      assertThat(d).as(v.toString()).isInstanceOf(Record.class);
-      assertThat(((Record) d).state().step()).as(v.toString()).isEqualTo(StopStep.FETCHERS_REMOVED);
-    }
-    assertThat(((Record) StopRules.removeFetchers(sourceUnknown)).state().step())
-        .isEqualTo(StopStep.TRUNCATED);
-  }
-
-  @Test
   void aMirroringPartitionWithoutAStopIsNotTruncated() {
     Decision d = StopRules.truncate(Views.mirroringLeader());
     assertThat(d)
