@@ -114,6 +114,10 @@ public final class StopRules {
         return new Refuse(
             RefusalKind.TIMEOUT, staleHighWatermark(v), Retry.WHEN_HIGH_WATERMARK_ESTABLISHED);
       }
+      if (v.barrierRuleEnabled() && !v.isrFetchedLogEnd()) {
+        return new Refuse(
+            RefusalKind.TIMEOUT, isrNotFetched(v), Retry.WHEN_HIGH_WATERMARK_ESTABLISHED);
+      }
       // With the barrier rule switched off (stock comparisons only) the failover is a stock one:
       // nothing is truncated.
       target = v.barrierRuleEnabled() ? v.lastStableOffset() : v.logEndOffset();
@@ -363,6 +367,24 @@ public final class StopRules {
         + v.logEndOffset()
         + " yet (a new leader, or an in-sync follower still catching up), so the last"
         + " stable offset is not known and nothing is truncated; call truncate again";
+  }
+
+  /**
+   * A new leader's high watermark can equal its log end before any follower fetched from it (it
+   * kept its follower high watermark), while an in-sync follower still holds records above that end
+   * from the previous leader, not yet truncated away: were this leader to crash, that follower
+   * would lead with them and make them stable, and the target planned here would then cut stable
+   * records (stop protocol explorer, depth 6). Once every in-sync follower has fetched this
+   * leader's log end in its epoch, each has truncated to it.
+   */
+  private static String isrNotFetched(PartitionView v) {
+    return v.partitionName()
+        + ": not every in-sync follower has fetched from this leader (leader epoch "
+        + v.leaderEpoch()
+        + ") up to its log end "
+        + v.logEndOffset()
+        + " yet, so one may still hold records above it from an earlier leader and the last"
+        + " stable offset is not final; nothing is truncated; call truncate again";
   }
 
   private static Refuse notLeader(PartitionView v) {

@@ -69,24 +69,27 @@ class StopProtocolCounterexampleTest {
 
   /**
    * The bug of 1b03e40, which one whole-suite run met once: a leader elected moments ago planned
-   * the truncation on the high watermark it had as a follower. Without the rule's wait for an
-   * established high watermark, the explorer finds it within three actions off the fault-free stops
-   * (the leader crashes after remove-fetchers, truncate on the new leader, its truncation).
+   * the truncation on the high watermark it had as a follower. Without the rule's waits for an
+   * established high watermark and for every in-sync follower's fetch of its log end, the explorer
+   * finds it within three actions off the fault-free stops (the leader crashes after
+   * remove-fetchers, truncate on the new leader, its truncation).
    */
   @Test
   void aTruncationPlannedOnAStaleHighWatermarkGivesACounterexample() {
     // Given the real rules, except that the truncate rule takes any high watermark as established
+    // and the in-sync followers as caught up
     RuleSet broken =
         (call, v, source) ->
             RuleSet.REAL.decide(
                 call,
                 call == StopCall.TRUNCATE
                     ? v.withLog(
-                        v.logEndOffset(),
-                        v.logEndOffset(),
-                        v.lastStableOffset(),
-                        v.lastBatchEpoch(),
-                        v.barrierAtEnd())
+                            v.logEndOffset(),
+                            v.logEndOffset(),
+                            v.lastStableOffset(),
+                            v.lastBatchEpoch(),
+                            v.barrierAtEnd())
+                        .withIsrFetchedLogEnd(true)
                     : v,
                 source);
     // When the explorer runs
@@ -98,6 +101,63 @@ class StopProtocolCounterexampleTest {
     // Then committed mirrored records below the last stable offset are truncated
     assertThat(result.violation()).startsWith("nothing below the last stable offset is lost");
     assertThat(result.printedTrace()).contains("leads in epoch 2");
+  }
+
+  /**
+   * The explorer's depth-6 counterexample (2026-12-05, found once the model's fetcher read the stop
+   * state as the agent's does), action by action: leadership moves to an in-sync follower that
+   * lacks the old leader's last append (the COMMIT of a transaction), the stop plans its target
+   * there, the new leader crashes before the old one fetched from it, and the old one leads again
+   * with the COMMIT, which becomes stable under it (its ISR is itself alone); the recorded target
+   * then cuts it.
+   */
+  static final List<String> TARGET_BEFORE_THE_ISR_FETCHED =
+      List.of(
+          "broker 2 fetches",
+          "the mirror fetcher appends the source's offset 2 on broker 0",
+          "operator calls remove-fetchers on broker 0",
+          "broker 1 falls out of the ISR",
+          "leadership moves to broker 2",
+          "operator calls truncate on broker 2",
+          "broker 2 crashes",
+          "operator calls truncate on broker 0");
+
+  /**
+   * Finding (2026-12-05), fixed: a new leader's high watermark can equal its log end before any
+   * follower fetched from it, so the wait for an established high watermark let it plan the target
+   * while an in-sync follower still held records above it. The rule now also waits until every
+   * in-sync follower has fetched its log end in its epoch ({@code isrFetchedLogEnd}).
+   */
+  @Test
+  void aTargetPlannedBeforeTheIsrFetchedFromANewLeaderCutsStableRecords() {
+    // Given the real rules, and the same rules with the ISR taken as caught up by the rules that
+    // plan the target (truncate, and remove-fetchers which asks it)
+    RuleSet broken =
+        (call, v, source) ->
+            RuleSet.REAL.decide(
+                call,
+                call == StopCall.TRUNCATE || call == StopCall.REMOVE_FETCHERS
+                    ? v.withIsrFetchedLogEnd(true)
+                    : v,
+                source);
+    PartitionModel withoutTheWait =
+        new PartitionModel(
+            broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
+    PartitionModel real =
+        new PartitionModel(
+            RuleSet.REAL, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
+    // When the counterexample's actions run on both
+    List<StateExplorer.Step> cut = StateExplorer.run(withoutTheWait, TARGET_BEFORE_THE_ISR_FETCHED);
+    List<StateExplorer.Step> kept = StateExplorer.run(real, TARGET_BEFORE_THE_ISR_FETCHED);
+    // Then without the wait the stable COMMIT is cut; with it, every action runs, the new leader
+    // records no target before the old one fetched from it, and nothing stable is lost
+    assertThat(cut).hasSize(TARGET_BEFORE_THE_ISR_FETCHED.size() + 1);
+    assertThat(StopProtocolExplorationTest.firstViolation(cut))
+        .startsWith("nothing below the last stable offset is lost");
+    assertThat(kept).hasSize(TARGET_BEFORE_THE_ISR_FETCHED.size() + 1);
+    assertThat(kept.get(6).action()).endsWith("truncate answers TIMEOUT");
+    assertThat(kept.get(8).action()).contains("target 3 truncatedTo 3");
+    assertThat(StopProtocolExplorationTest.firstViolation(kept)).isNull();
   }
 
   /**

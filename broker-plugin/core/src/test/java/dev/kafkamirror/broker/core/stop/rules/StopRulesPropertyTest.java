@@ -81,21 +81,25 @@ class StopRulesPropertyTest {
   }
 
   @Property(tries = TRIES)
-  void aPlannedTargetIsTheLastStableOffsetOfAnEstablishedHighWatermark(@ForAll long seed) {
+  void aPlannedTargetIsTheLastStableOffsetOfAnEstablishedHighWatermark(
+      @ForAll long seed, @ForAll boolean fromRemoveFetchers) {
     // Given a view with no truncation target recorded yet, the barrier rule on
     PartitionView v = Views.random(seed);
     if (!v.barrierRuleEnabled()
         || (v.durable() != null && v.durable().step().atLeast(StopStep.TRUNCATING))) {
       return;
     }
-    // When truncate records a target
-    Decision d = decide(StopCall.TRUNCATE, v);
-    if (!(d instanceof Record rec)) {
+    // When truncate (or remove-fetchers, which may record truncate's record) records a target
+    Decision d = decide(fromRemoveFetchers ? StopCall.REMOVE_FETCHERS : StopCall.TRUNCATE, v);
+    if (!(d instanceof Record rec) || rec.state().truncateTargetOffset() < 0) {
       return;
     }
-    // Then the high watermark was established and the target is the last stable offset: nothing
-    // committed and stable is below it
+    // Then the high watermark was established, every in-sync follower had fetched this leader's
+    // log end in its epoch, and the target is the last stable offset: nothing committed and
+    // stable is below it, and no in-sync replica holds records above it that a later leader of
+    // its own could make stable
     assertThat(v.highWatermarkEstablished()).as("planned on a stale HW: %s", v).isTrue();
+    assertThat(v.isrFetchedLogEnd()).as("planned before the ISR fetched: %s", v).isTrue();
     assertThat(rec.state().truncateTargetOffset()).isEqualTo(v.lastStableOffset());
   }
 

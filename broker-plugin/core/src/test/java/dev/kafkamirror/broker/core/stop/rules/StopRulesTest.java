@@ -62,6 +62,35 @@ class StopRulesTest {
   }
 
   @Test
+  void aNewLeaderPlansNoTargetUntilEveryInSyncFollowerHasFetchedItsLogEnd() {
+    // Given a leader elected moments ago whose high watermark equals its log end (16, all stable)
+    // but whose in-sync followers have not fetched from it in its epoch: one of them may still
+    // hold records above 16 from the previous leader, which it would keep as leader after a crash
+    // of this one (stop protocol explorer, depth 6)
+    PartitionView v =
+        newLeaderWithStaleHighWatermark()
+            .withLog(16L, 16L, 16L, 4, -1L)
+            .withIsrFetchedLogEnd(false);
+    // When truncate, or remove-fetchers, is asked
+    Decision truncate = StopRules.truncate(v);
+    Decision removeFetchers =
+        StopRules.removeFetchers(v.withDurable(null).withLocal(LocalState.STOPPING));
+    // Then truncate waits and records no target, and remove-fetchers records FETCHERS_REMOVED only
+    assertThat(truncate)
+        .isEqualTo(
+            new Refuse(
+                RefusalKind.TIMEOUT,
+                "t-0: not every in-sync follower has fetched from this leader (leader epoch 5) up to"
+                    + " its log end 16 yet, so one may still hold records above it from an earlier"
+                    + " leader and the last stable offset is not final; nothing is truncated;"
+                    + " call truncate again",
+                Retry.WHEN_HIGH_WATERMARK_ESTABLISHED));
+    assertThat(((Record) removeFetchers).state().step()).isEqualTo(StopStep.FETCHERS_REMOVED);
+    // And once they have fetched, the target is planned
+    assertThat(StopRules.truncate(v.withIsrFetchedLogEnd(true))).isInstanceOf(Record.class);
+  }
+
+  @Test
   void anAlreadyRecordedTargetIsUsedEvenWithAStaleHighWatermark() {
     // Given TRUNCATING at 10 recorded by the old leader, and a new leader with a stale HW
     StopState truncating =
