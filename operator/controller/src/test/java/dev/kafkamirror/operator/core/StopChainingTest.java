@@ -28,24 +28,8 @@ class StopChainingTest {
   @Test
   void aStopWhoseCallsAllSucceededPlansEachNextStepFromTheAnswersUntilStopped() {
     // Given two mirroring partitions observed once, and leaders that answer each step as recorded
-    List<PartitionObservation> observed =
-        List.of(
-            described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 0), null));
-    List<Action> actions = new ArrayList<>();
-
     // When every round is planned from the previous round's answers
-    for (int round = 0; round < 6; round++) {
-      FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
-      if (!plan.hasWork()) {
-        break;
-      }
-      Action action = plan.decisions().get(0).action();
-      actions.add(action);
-      StopChaining.Verdict verdict =
-          StopChaining.next(STOP, plan, observed, answersOf(plan, action));
-      assertThat(verdict.observeBecause()).isNull();
-      observed = verdict.observations();
-    }
+    List<Action> actions = chainToTheEnd(null);
 
     // Then the five steps follow one another without an observation, and both end STOPPED
     assertThat(actions)
@@ -55,21 +39,33 @@ class StopChainingTest {
             Action.PERSIST_OFFSETS,
             Action.WRITE_BARRIER,
             Action.MAKE_WRITABLE);
-    assertThat(FailoverPlanner.plan(STOP, observed, null, 1_000).decisions())
-        .extracting(PartitionDecision::phase)
-        .containsOnly(PartitionPhase.STOPPED);
   }
 
   @Test
   void aTruncateThatRecordedTheOffsetsTooChainsStraightToTheBarrier() {
     // Given two mirroring partitions whose leaders record TRUNCATED and the offsets in one write
     // (their registrations know the source), and answer every other step as recorded
+    // When every round is planned from the previous round's answers
+    List<Action> actions = chainToTheEnd("OFFSETS_PERSISTED");
+
+    // Then no persist-offsets round runs and nothing is observed again: four rounds to STOPPED
+    assertThat(actions)
+        .containsExactly(
+            Action.REMOVE_FETCHERS, Action.TRUNCATE, Action.WRITE_BARRIER, Action.MAKE_WRITABLE);
+  }
+
+  /**
+   * Plans every round of a stop of two mirroring partitions from the previous round's answers, each
+   * leader answering the step its call records, except truncate, answered {@code truncateAnswers}
+   * when not null; asserts that no round observes again and that both partitions end STOPPED.
+   *
+   * @return the action of each round
+   */
+  private static List<Action> chainToTheEnd(String truncateAnswers) {
     List<PartitionObservation> observed =
         List.of(
             described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 0), null));
     List<Action> actions = new ArrayList<>();
-
-    // When every round is planned from the previous round's answers
     for (int round = 0; round < 6; round++) {
       FailoverPlan plan = FailoverPlanner.plan(STOP, observed, null, 1_000);
       if (!plan.hasWork()) {
@@ -80,7 +76,7 @@ class StopChainingTest {
       List<StopChaining.Answer> answers = new ArrayList<>();
       for (StopChaining.Answer a : answersOf(plan, action)) {
         answers.add(
-            action == Action.TRUNCATE && a.leader()
+            truncateAnswers != null && action == Action.TRUNCATE && a.leader()
                 ? new StopChaining.Answer(
                     a.key(),
                     a.brokerId(),
@@ -89,7 +85,7 @@ class StopChainingTest {
                     a.leaderEpoch(),
                     a.logEndOffset(),
                     a.state(),
-                    stop("OFFSETS_PERSISTED", null),
+                    stop(truncateAnswers, null),
                     true)
                 : a);
       }
@@ -97,14 +93,10 @@ class StopChainingTest {
       assertThat(verdict.observeBecause()).isNull();
       observed = verdict.observations();
     }
-
-    // Then no persist-offsets round runs and nothing is observed again: four rounds to STOPPED
-    assertThat(actions)
-        .containsExactly(
-            Action.REMOVE_FETCHERS, Action.TRUNCATE, Action.WRITE_BARRIER, Action.MAKE_WRITABLE);
     assertThat(FailoverPlanner.plan(STOP, observed, null, 1_000).decisions())
         .extracting(PartitionDecision::phase)
         .containsOnly(PartitionPhase.STOPPED);
+    return actions;
   }
 
   static Stream<Arguments> answersThatObserveAgain() {
