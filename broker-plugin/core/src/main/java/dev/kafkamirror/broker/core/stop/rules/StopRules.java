@@ -20,11 +20,12 @@ import java.util.Optional;
  *
  * <p>Invariants the rules keep (and {@code StopRulesPropertyTest} checks): no step goes back (every
  * recorded state is at the durable step or later, and only the leader records); the truncation
- * target is planned once, on an established high watermark, and every later truncation goes to the
- * recorded target; the barrier is appended only when the log ends at the recorded truncation
- * offset; STOPPED is recorded only after BARRIER_WRITTEN with the barrier below the high watermark
- * and the reset verified, and clients may write only when STOPPED is durable; recording a decided
- * state and asking again never asks for the same record again.
+ * target is planned once, on an established high watermark that every in-sync follower has fetched
+ * in the leader's epoch, and every later truncation goes to the recorded target; the barrier is
+ * appended only when the log ends at the recorded truncation offset; STOPPED is recorded only after
+ * BARRIER_WRITTEN with the barrier below the high watermark and the reset verified, and clients may
+ * write only when STOPPED is durable; recording a decided state and asking again never asks for the
+ * same record again.
  */
 public final class StopRules {
 
@@ -68,11 +69,12 @@ public final class StopRules {
 
   /**
    * Step 2 on the leader: plan the target (the last stable offset, on an established high
-   * watermark) and record it as TRUNCATING before anything destructive; fence the replicas with a
-   * new leader epoch when the log holds batches of the current epoch; truncate to the recorded
-   * target; record TRUNCATED once no transaction is open (OFFSETS_PERSISTED with it when the source
-   * is known, see {@link #withOffsetsWhenSourceKnown}). A partition already truncated is truncated
-   * again to the recorded offset when its log (a new leader's) is longer.
+   * watermark, once every in-sync follower has fetched the log end in this epoch) and record it as
+   * TRUNCATING before anything destructive; fence the replicas with a new leader epoch when the log
+   * holds batches of the current epoch; truncate to the recorded target; record TRUNCATED once no
+   * transaction is open (OFFSETS_PERSISTED with it when the source is known, see {@link
+   * #withOffsetsWhenSourceKnown}). A partition already truncated is truncated again to the recorded
+   * offset when its log (a new leader's) is longer.
    */
   public static Decision truncate(PartitionView v) {
     if (!v.leader()) {
