@@ -81,17 +81,16 @@ class StopRulesPropertyTest {
   }
 
   @Property(tries = TRIES)
-  void aPlannedTargetIsTheLastStableOffsetOfAnEstablishedHighWatermark(
-      @ForAll long seed, @ForAll boolean fromRemoveFetchers) {
+  void aPlannedTargetIsTheLastStableOffsetOfAnEstablishedHighWatermark(@ForAll long seed) {
     // Given a view with no truncation target recorded yet, the barrier rule on
     PartitionView v = Views.random(seed);
     if (!v.barrierRuleEnabled()
         || (v.durable() != null && v.durable().step().atLeast(StopStep.TRUNCATING))) {
       return;
     }
-    // When truncate (or remove-fetchers, which may record truncate's record) records a target
-    Decision d = decide(fromRemoveFetchers ? StopCall.REMOVE_FETCHERS : StopCall.TRUNCATE, v);
-    if (!(d instanceof Record rec) || rec.state().truncateTargetOffset() < 0) {
+    // When truncate records a target
+    Decision d = decide(StopCall.TRUNCATE, v);
+    if (!(d instanceof Record rec)) {
       return;
     }
     // Then the high watermark was established, every in-sync follower had fetched this leader's
