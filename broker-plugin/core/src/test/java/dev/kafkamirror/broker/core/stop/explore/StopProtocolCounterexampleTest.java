@@ -30,10 +30,7 @@ class StopProtocolCounterexampleTest {
                 : RuleSet.REAL.decide(call, v, source);
     // When the explorer runs
     StateExplorer.Result result =
-        StopProtocolExplorationTest.explore(
-            new PartitionModel(
-                broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED),
-            1);
+        StopProtocolExplorationTest.explore(withTheAgentsFixes(broken), 1);
     // Then it returns a trace that ends where the leader is writable without a durable STOPPED
     assertThat(result.violation()).startsWith("writable only once STOPPED is durable");
     assertThat(result.trace().get(result.trace().size() - 1).action())
@@ -57,10 +54,7 @@ class StopProtocolCounterexampleTest {
         };
     // When the explorer runs
     StateExplorer.Result result =
-        StopProtocolExplorationTest.explore(
-            new PartitionModel(
-                broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED),
-            1);
+        StopProtocolExplorationTest.explore(withTheAgentsFixes(broken), 1);
     // Then the trace ends at the truncation below the recorded target
     assertThat(result.violation()).startsWith("a truncation never below a recorded target");
     assertThat(result.trace().get(result.trace().size() - 1).action())
@@ -94,10 +88,7 @@ class StopProtocolCounterexampleTest {
                 source);
     // When the explorer runs
     StateExplorer.Result result =
-        StopProtocolExplorationTest.explore(
-            new PartitionModel(
-                broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED),
-            3);
+        StopProtocolExplorationTest.explore(withTheAgentsFixes(broken), 3);
     // Then committed mirrored records below the last stable offset are truncated
     assertThat(result.violation()).startsWith("nothing below the last stable offset is lost");
     assertThat(result.printedTrace()).contains("leads in epoch 2");
@@ -130,22 +121,13 @@ class StopProtocolCounterexampleTest {
    */
   @Test
   void aTargetPlannedBeforeTheIsrFetchedFromANewLeaderCutsStableRecords() {
-    // Given the real rules, and the same rules with the ISR taken as caught up by the rules that
-    // plan the target (truncate, and remove-fetchers which asks it)
+    // Given the real rules, and the same rules with the ISR taken as caught up by the truncate rule
     RuleSet broken =
         (call, v, source) ->
             RuleSet.REAL.decide(
-                call,
-                call == StopCall.TRUNCATE || call == StopCall.REMOVE_FETCHERS
-                    ? v.withIsrFetchedLogEnd(true)
-                    : v,
-                source);
-    PartitionModel withoutTheWait =
-        new PartitionModel(
-            broken, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
-    PartitionModel real =
-        new PartitionModel(
-            RuleSet.REAL, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
+                call, call == StopCall.TRUNCATE ? v.withIsrFetchedLogEnd(true) : v, source);
+    PartitionModel withoutTheWait = withTheAgentsFixes(broken);
+    PartitionModel real = withTheAgentsFixes(RuleSet.REAL);
     // When the counterexample's actions run on both
     List<StateExplorer.Step> cut = StateExplorer.run(withoutTheWait, TARGET_BEFORE_THE_ISR_FETCHED);
     List<StateExplorer.Step> kept = StateExplorer.run(real, TARGET_BEFORE_THE_ISR_FETCHED);
@@ -178,9 +160,7 @@ class StopProtocolCounterexampleTest {
             RuleSet.REAL,
             StopProtocolExplorationTest.FAULTS,
             new PartitionModel.Options(false, true));
-    PartitionModel fixed =
-        new PartitionModel(
-            RuleSet.REAL, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
+    PartitionModel fixed = withTheAgentsFixes(RuleSet.REAL);
     // When the explorer runs one action off the fault-free stops
     StateExplorer.Result asItWas = StopProtocolExplorationTest.explore(beforeTheFix, 1);
     StateExplorer.Result now = StopProtocolExplorationTest.explore(fixed, 1);
@@ -232,9 +212,7 @@ class StopProtocolCounterexampleTest {
             RuleSet.REAL,
             StopProtocolExplorationTest.FAULTS,
             new PartitionModel.Options(true, false));
-    PartitionModel resyncing =
-        new PartitionModel(
-            RuleSet.REAL, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
+    PartitionModel resyncing = withTheAgentsFixes(RuleSet.REAL);
     // When the waiting barrier call goes on after leadership went to broker 2 and came back
     List<StateExplorer.Step> run = StateExplorer.run(today, CALL_ACROSS_TWO_LEADER_CHANGES);
     List<StateExplorer.Step> fixed = StateExplorer.run(resyncing, CALL_ACROSS_TWO_LEADER_CHANGES);
@@ -243,5 +221,11 @@ class StopProtocolCounterexampleTest {
     assertThat(StopProtocolExplorationTest.firstViolation(run))
         .startsWith("no step goes back: the recorded stop was STOPPED");
     assertThat(StopProtocolExplorationTest.firstViolation(fixed)).isNull();
+  }
+
+  /** The model with the rules given and the agent as it is (both executor fixes in place). */
+  private static PartitionModel withTheAgentsFixes(RuleSet rules) {
+    return new PartitionModel(
+        rules, StopProtocolExplorationTest.FAULTS, PartitionModel.Options.FIXED);
   }
 }
