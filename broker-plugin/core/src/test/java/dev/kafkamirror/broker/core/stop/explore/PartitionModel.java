@@ -268,10 +268,8 @@ final class PartitionModel {
     }
     if (w.leader() >= 0) {
       Replica l = w.replicas().get(w.leader());
-      if (l.alive()
-          && l.local() == LocalState.MIRRORING
-          && l.table() == null
-          && l.fetcherCheckedEpoch() != w.epoch()) {
+      boolean fetching = l.alive() && l.local() == LocalState.MIRRORING && l.table() == null;
+      if (fetching && l.fetcherCheckedEpoch() != w.epoch()) {
         Mut m = new Mut(w);
         m.readerRound(w.leader());
         m.fetcherChecked[w.leader()] = w.epoch();
@@ -284,12 +282,7 @@ final class PartitionModel {
                     + m.notes(),
                 m.freeze(),
                 m.violation));
-      }
-      if (l.alive()
-          && l.local() == LocalState.MIRRORING
-          && l.table() == null
-          && l.fetcherCheckedEpoch() == w.epoch()
-          && l.log().size() < SOURCE.size()) {
+      } else if (fetching && l.log().size() < SOURCE.size()) {
         Mut m = new Mut(w);
         m.appendLeader(new Batch(SOURCE.get(l.log().size()), w.epoch()));
         out.add(
