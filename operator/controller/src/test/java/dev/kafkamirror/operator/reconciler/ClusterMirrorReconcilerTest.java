@@ -119,6 +119,38 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void aTruncateThatRecordsTheOffsetsTooIsFollowedByTheBarrierWithNoPersistOffsetsOrDescribe() {
+    // Given three mirroring partitions whose leaders answer each step with the recorded step, and
+    // whose truncate records OFFSETS_PERSISTED with the truncation (the registration knows its
+    // source: steps 2 and 3 in one durable write)
+    rig.mirroring(3);
+    rig.control.answersWithStopState();
+    rig.control.truncateRecordsOffsets();
+    ClusterMirror cr = clusterMirror(MirrorState.Stopped, DeletionPolicy.Retain);
+
+    // When it is reconciled
+    rig.reconcile(cr);
+
+    // Then truncate is followed by the barrier: no persist-offsets call at all, and no describe
+    // between remove-fetchers and the barrier
+    List<String> calls = rig.control.calls().stream().map(TestingBrokerControl.Call::what).toList();
+    int removed = calls.indexOf("REMOVE_FETCHERS");
+    int barrier = calls.indexOf("WRITE_BARRIER");
+    assertThat(removed).as(calls.toString()).isGreaterThan(0);
+    assertThat(barrier).as(calls.toString()).isGreaterThan(removed);
+    assertThat(calls).as(calls.toString()).doesNotContain("PERSIST_OFFSETS");
+    assertThat(calls.subList(removed, barrier + 1))
+        .as(calls.toString())
+        .doesNotContain("DESCRIBE")
+        .containsSubsequence("REMOVE_FETCHERS", "TRUNCATE", "WRITE_BARRIER");
+    // And the stop ended: every partition STOPPED, Stopped=True
+    assertThat(Conditions.isStopped(rig.statusWriter.last())).as(calls.toString()).isTrue();
+    for (int p = 0; p < 3; p++) {
+      assertThat(rig.control.partition(TOPIC, p).stopStep).isEqualTo("STOPPED");
+    }
+  }
+
+  @Test
   void aStepAnsweredWithAnErrorForOnePartitionIsFollowedByADescribeBeforeTheNextStep() {
     // Given two mirroring partitions; partition 1's leader answers its first truncate with
     // LEADER_MOVED (a fence), partition 0's truncates

@@ -50,6 +50,7 @@ final class TestingBrokerControl implements BrokerControl {
   private final List<Call> calls = new CopyOnWriteArrayList<>();
   private final Journal journal;
   private volatile boolean answersWithStopState;
+  private volatile boolean truncateRecordsOffsets;
 
   TestingBrokerControl(Journal journal) {
     this.journal = journal;
@@ -105,6 +106,15 @@ final class TestingBrokerControl implements BrokerControl {
    */
   void answersWithStopState() {
     answersWithStopState = true;
+  }
+
+  /**
+   * Every later truncate records OFFSETS_PERSISTED with the truncation, as a plugin does for a
+   * partition whose registration knows its source (steps 2 and 3 in one durable write); without
+   * this, TRUNCATED, as an older plugin does.
+   */
+  void truncateRecordsOffsets() {
+    truncateRecordsOffsets = true;
   }
 
   private volatile java.util.function.BiConsumer<PartitionKey, Integer> onFence = (k, b) -> {};
@@ -237,7 +247,7 @@ final class TestingBrokerControl implements BrokerControl {
       }
       Partition p = partition(key.topic(), key.partition());
       synchronized (p) {
-        apply(action, p, mirrorName, sourceClusterId, source);
+        apply(action, p, mirrorName, sourceClusterId, source, truncateRecordsOffsets);
       }
       ObjectNode body = MAPPER.createObjectNode();
       body.put(Fields.TOPIC, key.topic());
@@ -261,7 +271,8 @@ final class TestingBrokerControl implements BrokerControl {
       Partition p,
       String mirrorName,
       String sourceClusterId,
-      ControlRequest.MirrorSource source) {
+      ControlRequest.MirrorSource source,
+      boolean truncateRecordsOffsets) {
     switch (action) {
       case START_MIRRORING -> {
         p.mirrorName = mirrorName;
@@ -276,7 +287,7 @@ final class TestingBrokerControl implements BrokerControl {
           p.stopStep = "FETCHERS_REMOVED";
         }
       }
-      case TRUNCATE -> p.stopStep = "TRUNCATED";
+      case TRUNCATE -> p.stopStep = truncateRecordsOffsets ? "OFFSETS_PERSISTED" : "TRUNCATED";
       case PERSIST_OFFSETS -> p.stopStep = "OFFSETS_PERSISTED";
       case WRITE_BARRIER -> {
         p.stopStep = "BARRIER_WRITTEN";
