@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
  *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
  *   [-Dcmo.bench.settle=replicated|mirroring] [-Dcmo.bench.brokerHeap=2g]
+ *   [-Dcmo.bench.destinationBrokerProperties=num.replica.fetchers=4,...]
  *   [-Dcmo.bench.profileDir=/tmp/stop-jfr [-Dcmo.bench.jfrSettings=/tmp/low-thresholds.jfc]]
  * </pre>
  *
@@ -48,6 +49,11 @@ import org.junit.jupiter.api.Test;
  * harness's 512 MiB unless {@code cmo.bench.brokerHeap} sets another -Xms/-Xmx. At 10,000
  * partitions (each destination broker holds a replica of every one) 512 MiB is not enough: all
  * three destination brokers ended with OutOfMemoryError five minutes after the mirror started.
+ *
+ * <p>Destination broker settings: {@code cmo.bench.destinationBrokerProperties} (comma-separated
+ * {@code name=value} pairs) adds settings to the destination's brokers on top of the harness's, for
+ * example {@code num.replica.fetchers=4} to see whether the followers' fetcher threads bound a
+ * step. A pair without {@code =} fails the run before anything starts.
  *
  * <p>Settle: {@code replicated} (the default) patches the spec once the mirror is at lag 0, every
  * destination partition has its full ISR and every replica is registered as a mirror on its broker
@@ -108,9 +114,10 @@ class FailoverLatencyBenchmark {
       KafkaCluster destination =
           env.startCluster(
               withHeap(
-                  MirrorFixtures.destination("bench-b")
-                      .controllerPlusBrokers(3)
-                      .brokerProperty("file.delete.delay.ms", "1000")));
+                  withDestinationProperties(
+                      MirrorFixtures.destination("bench-b")
+                          .controllerPlusBrokers(3)
+                          .brokerProperty("file.delete.delay.ms", "1000"))));
       env.installCrdAndNamespaces(NS);
       env.startOperator(Map.of("CMO_RESYNC_MS", "30000"));
       for (int size : sizes) {
@@ -463,6 +470,26 @@ class FailoverLatencyBenchmark {
               }
               return true;
             });
+  }
+
+  /** {@code cluster} with the settings of {@code cmo.bench.destinationBrokerProperties}. */
+  private static KafkaClusterConfig.Builder withDestinationProperties(
+      KafkaClusterConfig.Builder cluster) {
+    String pairs = System.getProperty("cmo.bench.destinationBrokerProperties", "");
+    for (String pair : pairs.split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(
+            "cmo.bench.destinationBrokerProperties: '"
+                + pair
+                + "' is not name=value (comma-separated pairs, e.g. num.replica.fetchers=4)");
+      }
+      cluster.brokerProperty(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    }
+    return cluster;
   }
 
   /** {@code cluster} with -Xms and -Xmx of {@code cmo.bench.brokerHeap} when it is set. */
