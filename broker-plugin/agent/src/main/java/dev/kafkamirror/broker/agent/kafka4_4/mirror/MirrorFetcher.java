@@ -4,6 +4,7 @@ import dev.kafkamirror.broker.agent.kafka4_4.BrokerHandles;
 import dev.kafkamirror.broker.agent.kafka4_4.StopStateAdoption;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateStore;
 import dev.kafkamirror.broker.agent.kafka4_4.stop.StopStateUnavailableException;
+import dev.kafkamirror.broker.core.mirror.IdlePacing;
 import dev.kafkamirror.broker.core.mirror.MetadataBackoff;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -183,8 +184,15 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     LOG.info("mirror fetcher for source {} started", source.key());
     while (running) {
       try {
+        long roundStarted = System.nanoTime();
         if (!fetchOnce()) {
-          Thread.sleep(IDLE_SLEEP_MS);
+          // Only what is left of IDLE_SLEEP_MS: after a long poll that found nothing new, at once.
+          long waitMs =
+              IdlePacing.waitAfterIdleRoundMs(
+                  TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - roundStarted), IDLE_SLEEP_MS);
+          if (waitMs > 0) {
+            Thread.sleep(waitMs);
+          }
         }
       } catch (InterruptedException e) {
         break;
@@ -499,8 +507,9 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
    * one arrives; {@value #IDLE_SLEEP_MS} ms while none is in flight, which carries connections on)
    * and appends what they carry; then raises the log starts of {@code active}.
    *
-   * @return whether anything was appended (without, the fetcher sleeps {@value #IDLE_SLEEP_MS} ms
-   *     before the next round, so an answer that keeps failing is not asked for again at once)
+   * @return whether anything was appended (without, the round lasts at least {@value
+   *     #IDLE_SLEEP_MS} ms in all, so an answer that keeps failing is not asked for again at once,
+   *     while a round that held the source's long poll goes on at once: {@link IdlePacing})
    */
   private boolean pollAnswers(Map<TopicPartition, Partition> active) {
     SourceCluster.IdentityCheck check =
