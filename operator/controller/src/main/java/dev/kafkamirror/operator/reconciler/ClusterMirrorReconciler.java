@@ -243,6 +243,17 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       }
     }
     status.recordHaltedStops(cr, ref, progress.haltedStops());
+    if (scope.target != MirrorIntent.Target.STOPPED && stopWaiting(scope)) {
+      // The status write is most of what is left of this reconcile (0.2 to 0.9 s at 1,000
+      // partitions under a failover's load) and the stop's reconcile would wait for it; the stop's
+      // own status replaces it.
+      LOG.debug(
+          "clusterMirror={} a newer generation stops the mirror: this reconcile of generation {}"
+              + " ends without its status write, the stop's reconcile follows at once",
+          ref,
+          scope.generation);
+      return UpdateControl.noUpdate();
+    }
     scope.failback = failbackRows(scope, progress, keep);
     var plan = progress.planWithErrors();
     if (scope.target != MirrorIntent.Target.STOPPED && plan != null) {
@@ -468,6 +479,31 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
                 Objects.requireNonNullElse(latest.getMetadata().getGeneration(), 0L)
                         > scope.generation
                     || latest.isMarkedForDeletion() && !scope.cr.isMarkedForDeletion())
+        .orElse(false);
+  }
+
+  /**
+   * Whether the informer's cache holds a newer generation of the resource that stops it (spec state
+   * Stopped, or a deletion under StopMirroring): JOSDK reconciles it as soon as this reconcile
+   * returns. Any other newer spec ends a reconcile's rounds ({@link #superseded}) but still lets it
+   * write its status, so that a spec that keeps changing keeps a status.
+   */
+  private static boolean stopWaiting(Scope scope) {
+    if (scope.ctx == null) {
+      return false;
+    }
+    return scope
+        .ctx
+        .getPrimaryCache()
+        .get(ResourceID.fromResource(scope.cr))
+        .map(
+            latest ->
+                latest.isMarkedForDeletion()
+                        && FinalizerPolicy.decide(latest) == FinalizerPolicy.Step.STOP_THEN_RELEASE
+                    || Objects.requireNonNullElse(latest.getMetadata().getGeneration(), 0L)
+                            > scope.generation
+                        && latest.getSpec() != null
+                        && latest.getSpec().getState() == MirrorState.Stopped)
         .orElse(false);
   }
 
