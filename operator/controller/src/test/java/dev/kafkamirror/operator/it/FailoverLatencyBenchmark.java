@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * ./mvnw -B verify -pl operator/controller -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
  *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
- *   [-Dcmo.bench.settle=replicated|mirroring] [-Dcmo.bench.brokerHeap=2g]
+ *   [-Dcmo.bench.settle=replicated|idle|mirroring] [-Dcmo.bench.brokerHeap=2g]
  *   [-Dcmo.bench.destinationBrokerProperties=num.replica.fetchers=4,...]
  *   [-Dcmo.bench.profileDir=/tmp/stop-jfr [-Dcmo.bench.jfrSettings=/tmp/low-thresholds.jfc]]
  * </pre>
@@ -57,9 +57,12 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Settle: {@code replicated} (the default) patches the spec once the mirror is at lag 0, every
  * destination partition has its full ISR and every replica is registered as a mirror on its broker
- * (registry files), as an established mirror would; {@code mirroring} patches as soon as the status
- * shows every partition MIRRORING at lag 0, while the destination may still be creating follower
- * replicas and the operator still starting them (a stop right after a start).
+ * (registry files), as an established mirror would, although the operator's last start rounds and
+ * their status write may still be running then; {@code idle} waits after that until the resource
+ * has not been written for 5 s (the operator waits for its resync, as it does for an established
+ * mirror between two resyncs); {@code mirroring} patches as soon as the status shows every
+ * partition MIRRORING at lag 0, while the destination may still be creating follower replicas and
+ * the operator still starting them (a stop right after a start).
  *
  * <p>Modes: {@code quiescent} (one committed record per partition, nothing to truncate) and {@code
  * open} (then one transactional record per partition in a transaction left open until the stop is
@@ -81,11 +84,12 @@ class FailoverLatencyBenchmark {
     }
     int runs = Integer.getInteger("cmo.bench.runs", 3);
     String settle = System.getProperty("cmo.bench.settle", "replicated");
-    if (!settle.equals("replicated") && !settle.equals("mirroring")) {
+    if (!settle.equals("replicated") && !settle.equals("mirroring") && !settle.equals("idle")) {
       throw new IllegalArgumentException(
-          "cmo.bench.settle: unknown value " + settle + "; use replicated or mirroring");
+          "cmo.bench.settle: unknown value " + settle + "; use replicated, idle or mirroring");
     }
-    boolean replicatedFirst = settle.equals("replicated");
+    boolean replicatedFirst = !settle.equals("mirroring");
+    boolean idleFirst = settle.equals("idle");
     List<String> modes = new ArrayList<>();
     for (String m : System.getProperty("cmo.bench.modes", "quiescent").split(",")) {
       String mode = m.trim();
@@ -154,6 +158,11 @@ class FailoverLatencyBenchmark {
               awaitFullyReplicated(destination, topic, size);
               awaitEveryReplicaRegistered(destination, topic, size * 3);
               awaitMirroredAtLagZero(client, topic, size);
+            }
+            if (idleFirst) {
+              // The operator's last start rounds end after the registrations: its status write
+              // and the reconcile before it would otherwise overlap the patch.
+              awaitStatusUnchangedFor(client, topic, IDLE_QUIET, setupBound(size));
             }
             KafkaProducer<String, String> openTransaction = null;
             if (open) {
@@ -251,6 +260,48 @@ class FailoverLatencyBenchmark {
     Path out = Path.of("target", "failover-latency.md");
     Files.createDirectories(out.getParent());
     Files.writeString(out, table.toString(), StandardCharsets.UTF_8);
+  }
+
+  /** How long the resource must stay unwritten for {@code cmo.bench.settle=idle}. */
+  private static final Duration IDLE_QUIET = Duration.ofSeconds(5);
+
+  /**
+   * Waits until the resource's resourceVersion has not changed for {@code quiet} (read every
+   * second), within {@code bound}: the operator has written the status of its last start round and
+   * waits for its resync.
+   */
+  private static void awaitStatusUnchangedFor(
+      KubernetesClient client, String topic, Duration quiet, Duration bound) {
+    long deadline = System.nanoTime() + bound.toNanos();
+    String version = null;
+    long sameSince = System.nanoTime();
+    while (System.nanoTime() - sameSince < quiet.toNanos()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "ClusterMirror "
+                + NS
+                + "/"
+                + topic
+                + " was written at least every "
+                + quiet.toSeconds()
+                + " s for "
+                + bound
+                + ": the operator does not settle");
+      }
+      ClusterMirror cr =
+          client.resources(ClusterMirror.class).inNamespace(NS).withName(topic).get();
+      String now = cr == null ? null : cr.getMetadata().getResourceVersion();
+      if (!java.util.Objects.equals(now, version)) {
+        version = now;
+        sameSince = System.nanoTime();
+      }
+      try {
+        Thread.sleep(1_000L);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for " + topic + " to settle");
+      }
+    }
   }
 
   private static void awaitMirroredAtLagZero(KubernetesClient client, String topic, int size) {
