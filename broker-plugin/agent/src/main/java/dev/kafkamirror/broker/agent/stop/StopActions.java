@@ -72,6 +72,30 @@ final class StopActions {
   }
 
   /**
+   * Waits, one partition after the other, for every {@link Decision.AwaitHighWatermark} of the
+   * round (each bounded by the call's time), and returns the partitions it waited for; a partition
+   * whose earlier wait in this call ran out fails with the timeout. Changes nothing.
+   */
+  List<StopTarget> awaitHighWatermarks(StopRun run, Map<StopTarget, Decision> decided) {
+    List<StopTarget> waited = new ArrayList<>();
+    for (Map.Entry<StopTarget, Decision> e : decided.entrySet()) {
+      StopTarget t = e.getKey();
+      if (!(e.getValue() instanceof Act act)
+          || !(act.action() instanceof Decision.AwaitHighWatermark w)
+          || run.answered(t.ref())) {
+        continue;
+      }
+      try {
+        await(run, t, w.barrierOffset());
+      } catch (PartitionOperationException ex) {
+        run.fail(t.ref(), ex);
+      }
+      waited.add(t);
+    }
+    return waited;
+  }
+
+  /**
    * Truncates every partition of the round that the rules asked to, as one batch: Kafka writes its
    * recovery-point checkpoint (every log of the directory, flushed) once per truncation request, so
    * 333 truncations one by one wrote it 333 times. The batch holds every partition's lock (taken in

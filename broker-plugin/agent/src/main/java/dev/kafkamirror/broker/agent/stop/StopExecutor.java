@@ -34,7 +34,10 @@ import java.util.Map;
  *
  * <p>Invariants: within a round every state is written before any action is applied, so progress is
  * durable before anything destructive; a failed write fails its partition, never the batch; a
- * partition gets exactly one outcome; an unavailable store fails every partition that needs it.
+ * partition gets exactly one outcome; an unavailable store fails every partition that needs it. The
+ * one exception to "decide, write, act" is a wait for the high watermark: it changes nothing, so it
+ * runs before the round's write and the partitions it waited for are decided again and recorded in
+ * that same write (barriers that replicate at different times are one acks=all write, not two).
  *
  * <p>Thread-safe: per call state lives in a {@link StopRun}; the collaborators are thread-safe.
  */
@@ -207,6 +210,8 @@ public final class StopExecutor {
           run.fail(t.ref(), e);
         }
       }
+      long waitedFrom = System.nanoTime();
+      awaitBeforeWriting(run, decided);
       long decidedAt = System.nanoTime();
       write(run, decided);
       long written = System.nanoTime();
@@ -215,13 +220,14 @@ public final class StopExecutor {
         long records = decided.values().stream().filter(d -> d instanceof Record).count();
         long acts = decided.values().stream().filter(d -> d instanceof Act).count();
         LOG.debug(
-            "stop round {} of {}: {} partitions, sync {} ms, decide {} ms, write {} records {} ms,"
-                + " act {} actions {} ms",
+            "stop round {} of {}: {} partitions, sync {} ms, decide {} ms (high watermark waits"
+                + " before the write {} ms), write {} records {} ms, act {} actions {} ms",
             round,
             run.call().callName(),
             active.size(),
             (synced - started) / 1_000_000L,
             (decidedAt - synced) / 1_000_000L,
+            (decidedAt - waitedFrom) / 1_000_000L,
             records,
             (written - decidedAt) / 1_000_000L,
             acts,
@@ -236,6 +242,37 @@ public final class StopExecutor {
             }
           });
       active = active.stream().filter(t -> !run.answered(t.ref())).toList();
+    }
+  }
+
+  /**
+   * Runs the round's waits for the high watermark ({@link Decision.AwaitHighWatermark}) before its
+   * write and decides those partitions again on a fresh view, so that a barrier that reached the
+   * high watermark meanwhile is recorded in this round's write. A wait changes nothing, so the
+   * invariant "written before anything destructive" holds; the stop state is read again where the
+   * wait outlived a leadership change, as at the start of every round. A partition whose wait ran
+   * out is decided to wait again, and the round's act then reports its timeout, as before.
+   */
+  private void awaitBeforeWriting(StopRun run, Map<StopTarget, Decision> decided) {
+    List<StopTarget> waited = actions.awaitHighWatermarks(run, decided);
+    if (waited.isEmpty()) {
+      return;
+    }
+    // A leadership that moved away and back during the wait is a new epoch: read the stop state
+    // again first, as every round does, or the decision would record an earlier step over a
+    // later one another leader recorded meanwhile.
+    syncWhereLeadingInNewEpoch(run, waited.stream().filter(t -> !run.answered(t.ref())).toList());
+    for (StopTarget t : waited) {
+      if (run.answered(t.ref())) {
+        decided.remove(t);
+        continue;
+      }
+      try {
+        decided.put(t, withSourceEpoch(t, decideWithRetries(run, t, false)));
+      } catch (PartitionOperationException e) {
+        run.fail(t.ref(), e);
+        decided.remove(t);
+      }
     }
   }
 

@@ -375,6 +375,36 @@ class StopExecutorTest {
   }
 
   @Test
+  void barriersReplicatedAtDifferentTimesAreRecordedInOneWrite() throws Exception {
+    // Given two partitions whose barriers reach the high watermark at different times: t-0's at
+    // once, t-1's only some reads of its high watermark after the append
+    TestingStopTarget early = persistedPartition(0);
+    TestingStopTarget late = persistedPartition(1);
+    late.replicates = false;
+    late.changeWhileWaiting = () -> late.highWatermark = late.logEnd;
+    late.highWatermarkReadsUntilChange = 4;
+    store.batches.clear();
+
+    // When one barrier call stops both
+    List<StepOutcome> out = executor.barrier(refs(early, late), 1_000L, (r, ms) -> Map.of());
+
+    // Then both are recorded, in one write of the stop-state topic (each write is an acks=all
+    // round trip to every replica of it: two writes were 100 to 400 ms more per broker at 1,000
+    // partitions)
+    assertThat(out).allSatisfy(o -> assertThat(o.error()).isNull());
+    assertThat(store.get(early.key).orElseThrow().step()).isEqualTo(StopStep.BARRIER_WRITTEN);
+    assertThat(store.get(late.key).orElseThrow().step()).isEqualTo(StopStep.BARRIER_WRITTEN);
+    assertThat(store.batches).as(events.toString()).containsExactly(2);
+    // And each barrier is recorded only once it is below the high watermark
+    assertThat(events)
+        .containsExactly(
+            "t-0 barrier 16",
+            "t-1 barrier 16",
+            "t-0 write BARRIER_WRITTEN",
+            "t-1 write BARRIER_WRITTEN");
+  }
+
+  @Test
   void aBarrierCallThatOutlivesTwoLeaderChangesReadsTheStopStateAgain() throws Exception {
     // Given a barrier call on broker 1 (epoch 5) that waits for its followers
     TestingStopTarget t = persistedPartition(0);

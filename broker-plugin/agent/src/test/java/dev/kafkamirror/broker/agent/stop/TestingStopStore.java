@@ -22,6 +22,9 @@ final class TestingStopStore implements StopStore {
   boolean unavailable;
   int syncs;
 
+  /** The number of records of each {@link #writeAll} call, in order (each call is one write). */
+  final List<Integer> batches = new ArrayList<>();
+
   /** Whether {@link #isCurrentAsLeader} answers from the epochs synced in (else: never current). */
   boolean tracksLeaderEpochs;
 
@@ -103,6 +106,7 @@ final class TestingStopStore implements StopStore {
   public List<Exception> writeAll(List<StopState> states, long timeoutMs)
       throws PartitionOperationException {
     check();
+    batches.add(states.size());
     List<Exception> errors = new ArrayList<>();
     for (StopState s : states) {
       if (failWritesOfPartitions.contains(s.key().partition())) {
