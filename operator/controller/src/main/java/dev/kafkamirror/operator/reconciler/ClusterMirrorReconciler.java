@@ -467,17 +467,10 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
    * reconcile returns.
    */
   private static boolean superseded(Scope scope) {
-    if (scope.ctx == null) {
-      return false;
-    }
-    return scope
-        .ctx
-        .getPrimaryCache()
-        .get(ResourceID.fromResource(scope.cr))
+    return latestInCache(scope)
         .map(
             latest ->
-                Objects.requireNonNullElse(latest.getMetadata().getGeneration(), 0L)
-                        > scope.generation
+                newerGeneration(scope, latest)
                     || latest.isMarkedForDeletion() && !scope.cr.isMarkedForDeletion())
         .orElse(false);
   }
@@ -489,22 +482,27 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
    * write its status, so that a spec that keeps changing keeps a status.
    */
   private static boolean stopWaiting(Scope scope) {
-    if (scope.ctx == null) {
-      return false;
-    }
-    return scope
-        .ctx
-        .getPrimaryCache()
-        .get(ResourceID.fromResource(scope.cr))
+    return latestInCache(scope)
         .map(
             latest ->
                 latest.isMarkedForDeletion()
                         && FinalizerPolicy.decide(latest) == FinalizerPolicy.Step.STOP_THEN_RELEASE
-                    || Objects.requireNonNullElse(latest.getMetadata().getGeneration(), 0L)
-                            > scope.generation
+                    || newerGeneration(scope, latest)
                         && latest.getSpec() != null
                         && latest.getSpec().getState() == MirrorState.Stopped)
         .orElse(false);
+  }
+
+  /** The informer's newest copy of the resource; empty without a context (unit tests). */
+  private static java.util.Optional<ClusterMirror> latestInCache(Scope scope) {
+    if (scope.ctx == null) {
+      return java.util.Optional.empty();
+    }
+    return scope.ctx.getPrimaryCache().get(ResourceID.fromResource(scope.cr));
+  }
+
+  private static boolean newerGeneration(Scope scope, ClusterMirror latest) {
+    return Objects.requireNonNullElse(latest.getMetadata().getGeneration(), 0L) > scope.generation;
   }
 
   private UpdateControl<ClusterMirror> record(

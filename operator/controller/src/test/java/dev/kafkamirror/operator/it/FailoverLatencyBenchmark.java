@@ -172,13 +172,10 @@ class FailoverLatencyBenchmark {
             }
             String load = loadAverage();
             loads.add(load);
+            // the prefix docs/bench-scripts/failover-phases.py reads
+            String runName = "failover " + size + " partitions " + mode + " run " + run;
             System.out.println(
-                "failover "
-                    + size
-                    + " partitions "
-                    + mode
-                    + " run "
-                    + run
+                runName
                     + ": patching spec.state at "
                     + Instant.now()
                     + " (load average "
@@ -198,12 +195,7 @@ class FailoverLatencyBenchmark {
                         io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
                     "{\"spec\":{\"state\":\"" + MirrorState.Stopped.name() + "\"}}");
             System.out.println(
-                "failover "
-                    + size
-                    + " partitions "
-                    + mode
-                    + " run "
-                    + run
+                runName
                     + ": the API server answered the patch after "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
                     + " ms");
@@ -220,8 +212,7 @@ class FailoverLatencyBenchmark {
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             profile.dump();
             millis.add(ms);
-            System.out.println(
-                "failover " + size + " partitions " + mode + " run " + run + ": " + ms + " ms");
+            System.out.println(runName + ": " + ms + " ms");
             if (openTransaction != null) {
               // The mirror is stopped: the abort markers stay on the source.
               openTransaction.abortTransaction();
