@@ -1213,6 +1213,31 @@ class ClusterMirrorReconcilerTest {
   }
 
   @Test
+  void aMirroringReconcileThatADeletionUnderStopMirroringSupersedesEndsWithoutItsStatusWrite() {
+    // Given a mirroring ClusterMirror under StopMirroring with its finalizer, reconciled once, then
+    // partition 0 lagging by 7 records (a status change to write), the echo's delay past
+    rig.mirroring(2);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
+    cr.addFinalizer(ClusterMirrorReconciler.FINALIZER);
+    rig.reconcile(cr);
+    rig.control.partition(TOPIC, 0).lagRecords = 7L;
+    rig.advanceMs(60_000L);
+    int writesBefore = rig.statusWriter.writes().size();
+    // And its deletion in the informer's newest copy (the finalizer makes it a stop)
+    ClusterMirror deleting = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
+    deleting.addFinalizer(ClusterMirrorReconciler.FINALIZER);
+    deleting.getMetadata().setDeletionTimestamp("2026-12-01T05:00:00Z");
+
+    // When the resource as it was before the deletion is reconciled
+    UpdateControl<ClusterMirror> control = rig.reconcile(cr, () -> java.util.Optional.of(deleting));
+
+    // Then no status is written and no delayed reconcile asked for: the deletion's stop follows
+    assertThat(rig.statusWriter.writes()).as(rig.journal.toString()).hasSize(writesBefore);
+    assertThat(control.getScheduleDelay()).isEmpty();
+    assertThat(rig.control.partition(TOPIC, 0).stopStep).isNull();
+  }
+
+  @Test
   void aMirroringReconcileThatANewerSpecSupersedesWithoutAStopStillWritesItsStatus() {
     // Given a mirroring reconcile (generation 1) and a newer generation that pauses
     ClusterMirror cr = mirroredOnceThenLagging();
