@@ -243,10 +243,15 @@ public final class ClusterMirrorReconciler implements Reconciler<ClusterMirror>,
       }
     }
     status.recordHaltedStops(cr, ref, progress.haltedStops());
-    if (scope.target != MirrorIntent.Target.STOPPED && stopWaiting(scope)) {
+    if (scope.target != MirrorIntent.Target.STOPPED
+        && progress.alignments().isEmpty()
+        && progress.kept().isEmpty()
+        && stopWaiting(scope)) {
       // The status write is most of what is left of this reconcile (0.2 to 0.9 s at 1,000
       // partitions under a failover's load) and the stop's reconcile would wait for it; the stop's
-      // own status replaces it.
+      // own status replaces it. Not when a failback reported what it discards or copied it
+      // (status.failback and its Events): the stop's status starts from the last one written and
+      // would never hold them.
       LOG.debug(
           "clusterMirror={} a newer generation stops the mirror: this reconcile of generation {}"
               + " ends without its status write, the stop's reconcile follows at once",
