@@ -1193,7 +1193,7 @@ class ClusterMirrorReconcilerTest {
   void aMirroringReconcileThatAStopSupersedesEndsWithoutItsStatusWriteSoTheStopBeginsSooner() {
     // Given a mirroring reconcile (generation 1) whose status has been written once, and a stop
     // applied while it observes (the informer's newest copy has generation 2, Stopped)
-    ClusterMirror cr = mirroredOnceThenLagging();
+    ClusterMirror cr = mirroredOnceThenLagging(DeletionPolicy.Retain);
     int writesBefore = rig.statusWriter.writes().size();
     ClusterMirror stop = newerSpec(cr, MirrorState.Stopped);
 
@@ -1214,14 +1214,10 @@ class ClusterMirrorReconcilerTest {
 
   @Test
   void aMirroringReconcileThatADeletionUnderStopMirroringSupersedesEndsWithoutItsStatusWrite() {
-    // Given a mirroring ClusterMirror under StopMirroring with its finalizer, reconciled once, then
-    // partition 0 lagging by 7 records (a status change to write), the echo's delay past
-    rig.mirroring(2);
-    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
-    cr.addFinalizer(ClusterMirrorReconciler.FINALIZER);
-    rig.reconcile(cr);
-    rig.control.partition(TOPIC, 0).lagRecords = 7L;
-    rig.advanceMs(60_000L);
+    // Given a mirroring ClusterMirror under StopMirroring (the reconcile adds its finalizer),
+    // reconciled once, then partition 0 lagging by 7 records
+    ClusterMirror cr = mirroredOnceThenLagging(DeletionPolicy.StopMirroring);
+    assertThat(cr.hasFinalizer(ClusterMirrorReconciler.FINALIZER)).isTrue();
     int writesBefore = rig.statusWriter.writes().size();
     // And its deletion in the informer's newest copy (the finalizer makes it a stop)
     ClusterMirror deleting = clusterMirror(MirrorState.Mirroring, DeletionPolicy.StopMirroring);
@@ -1240,7 +1236,7 @@ class ClusterMirrorReconcilerTest {
   @Test
   void aMirroringReconcileThatANewerSpecSupersedesWithoutAStopStillWritesItsStatus() {
     // Given a mirroring reconcile (generation 1) and a newer generation that pauses
-    ClusterMirror cr = mirroredOnceThenLagging();
+    ClusterMirror cr = mirroredOnceThenLagging(DeletionPolicy.Retain);
     int writesBefore = rig.statusWriter.writes().size();
     ClusterMirror pause = newerSpec(cr, MirrorState.Paused);
 
@@ -1254,13 +1250,13 @@ class ClusterMirrorReconcilerTest {
   }
 
   /**
-   * Two mirroring partitions reconciled once (their status written), then partition 0 lagging by 7
-   * records, the echo's delay past: the next reconcile of the same generation has a status change
-   * to write.
+   * Two mirroring partitions of a ClusterMirror with {@code policy} reconciled once (their status
+   * written), then partition 0 lagging by 7 records, the echo's delay past: the next reconcile of
+   * the same generation has a status change to write.
    */
-  private ClusterMirror mirroredOnceThenLagging() {
+  private ClusterMirror mirroredOnceThenLagging(DeletionPolicy policy) {
     rig.mirroring(2);
-    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, policy);
     rig.reconcile(cr);
     rig.control.partition(TOPIC, 0).lagRecords = 7L;
     rig.advanceMs(60_000L);
