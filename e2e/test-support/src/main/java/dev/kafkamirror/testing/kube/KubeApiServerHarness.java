@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -40,7 +41,10 @@ public final class KubeApiServerHarness implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeApiServerHarness.class);
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
 
-  /** Starts tried when a start fails only because a health check connected to itself. */
+  /**
+   * Starts tried when a start fails only because a health check connected to itself, or because
+   * kube-api-test's deadline wrapped past midnight.
+   */
   private static final int START_ATTEMPTS = 3;
 
   private final KubeAPIServer server;
@@ -105,11 +109,33 @@ public final class KubeApiServerHarness implements AutoCloseable {
     }
     for (int attempt = 1; ; attempt++) {
       KubeApiServerHarness harness = new KubeApiServerHarness(testDir(), kubernetesVersion());
+      long attemptStarted = System.nanoTime();
       try {
         harness.doStart();
         return harness;
       } catch (RuntimeException e) {
         harness.close();
+        Duration attemptTook = Duration.ofNanos(System.nanoTime() - attemptStarted);
+        LocalTime failedAt = LocalTime.now();
+        if (attempt < START_ATTEMPTS && gaveUpOnAWrappedDeadline(e, failedAt, attemptTook)) {
+          Duration wait = untilPastMidnight(failedAt);
+          LOG.warn(
+              "kube-api-test gave up on the start after {} ms at {} local time ({}): its start-up"
+                  + " polls take their {} s deadline from LocalTime, which wraps at midnight, so a"
+                  + " poll begun in the last {} s of the day gives up at its first unanswered check;"
+                  + " starting etcd and kube-apiserver again in {} ms, after midnight (attempt {} of"
+                  + " {})",
+              attemptTook.toMillis(),
+              failedAt,
+              rootMessage(e),
+              STARTUP_TIMEOUT.toSeconds(),
+              STARTUP_TIMEOUT.toSeconds(),
+              wait.toMillis(),
+              attempt + 1,
+              START_ATTEMPTS);
+          sleep(wait);
+          continue;
+        }
         if (attempt >= START_ATTEMPTS || !readItsOwnRequest(e)) {
           throw e;
         }
@@ -140,6 +166,55 @@ public final class KubeApiServerHarness implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether a start failed only because kube-api-test's deadline wrapped past midnight: its polls
+   * compute {@code LocalTime.now().plus(timeout)}, which lands early in the next day when the poll
+   * begins less than the timeout before midnight, and then every check is "after the deadline".
+   * Such a failure says "... did not start properly" well within the timeout, before midnight. A
+   * poll that truly ran out its timeout, or failed for any other reason, is not this.
+   *
+   * @param failedAt the local time, in the JVM's default zone as kube-api-test reads it, of the
+   *     failure
+   * @param attemptTook how long the failed start took
+   */
+  static boolean gaveUpOnAWrappedDeadline(
+      Throwable failure, LocalTime failedAt, Duration attemptTook) {
+    if (attemptTook.compareTo(STARTUP_TIMEOUT) >= 0
+        || untilPastMidnight(failedAt).compareTo(STARTUP_TIMEOUT.plusSeconds(1)) > 0) {
+      return false;
+    }
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof io.fabric8.kubeapitest.KubeAPITestException
+          && t.getMessage() != null
+          && t.getMessage().endsWith(" did not start properly")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The time from {@code now} until one second after the next local midnight. */
+  static Duration untilPastMidnight(LocalTime now) {
+    return Duration.ofNanos(LocalTime.MAX.toNanoOfDay() - now.toNanoOfDay() + 1).plusSeconds(1);
+  }
+
+  private static String rootMessage(Throwable failure) {
+    Throwable t = failure;
+    while (t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t.getMessage();
+  }
+
+  private static void sleep(Duration wait) {
+    try {
+      Thread.sleep(wait.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for midnight to pass", e);
+    }
   }
 
   private void doStart() {
