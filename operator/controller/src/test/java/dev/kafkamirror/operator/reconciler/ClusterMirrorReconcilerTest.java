@@ -1249,6 +1249,60 @@ class ClusterMirrorReconcilerTest {
     assertThat(rig.statusWriter.last().getMaxLagRecords()).isEqualTo(7L);
   }
 
+  @Test
+  void aFailbackReportThatAStopSupersedesIsStillWrittenWithItsWarning() {
+    // Given a failback (TruncateAndRestore) of two partitions not mirrored yet, whose source
+    // leader (broker 7) describes each failed over from this destination through offset 5
+    ClusterMirror cr = failbackOfTwoPartitions();
+    // And a stop applied while its first reconcile runs
+    ClusterMirror stop = newerSpec(cr, MirrorState.Stopped);
+
+    // When generation 1 is reconciled while the informer already holds the stop
+    UpdateControl<ClusterMirror> control = rig.reconcile(cr, () -> java.util.Optional.of(stop));
+
+    // Then its dry run reported what the alignment would discard
+    assertThat(rig.control.calls())
+        .as(rig.journal.toString())
+        .anyMatch(c -> c.what().equals("START_FAILBACK"));
+    // And that report is written, though a stop waits: the stop's status starts from the last
+    // one written and would never hold it
+    assertThat(rig.statusWriter.last().getFailback())
+        .as(rig.journal.toString())
+        .extracting(
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getPartition,
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getDiscardedFromOffset,
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getDiscardedToOffset)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0, 5L, 10L),
+            org.assertj.core.groups.Tuple.tuple(1, 5L, 10L));
+    assertThat(control.getScheduleDelay()).isPresent();
+    // And a Warning Event announced it
+    assertThat(rig.events.events())
+        .anyMatch(e -> e.startsWith("Warning " + FailbackReports.EVENT_REASON + ": "));
+  }
+
+  /**
+   * A Mirroring ClusterMirror of two partitions with initialSync TruncateAndRestore: the
+   * destination's partitions are not mirrored, the source's leader (broker 7) describes each as
+   * failed over from this destination ({@code destination-id}) through offset 5.
+   */
+  private ClusterMirror failbackOfTwoPartitions() {
+    rig.destination.topic(TOPIC, 2);
+    rig.source.topic(TOPIC, 2);
+    for (int p = 0; p < 2; p++) {
+      rig.control.failedOverOnSource(7, TOPIC, p, "destination-id", 5L, 2, "topic-id-of-orders");
+    }
+    ClusterMirror cr = clusterMirror(MirrorState.Mirroring, DeletionPolicy.Retain);
+    cr.getSpec()
+        .setInitialSync(dev.kafkamirror.operator.api.v1alpha1.InitialSync.TruncateAndRestore);
+    dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint sourceControl =
+        new dev.kafkamirror.operator.api.v1alpha1.ControlEndpoint();
+    sourceControl.setPort(9443);
+    sourceControl.setSecretRef(ReconcilerRig.ref(ReconcilerRig.CONTROL_SECRET, "secret"));
+    cr.getSpec().getSource().setControl(sourceControl);
+    return cr;
+  }
+
   /**
    * Two mirroring partitions of a ClusterMirror with {@code policy} reconciled once (their status
    * written), then partition 0 lagging by 7 records, the echo's delay past: the next reconcile of

@@ -72,6 +72,7 @@ final class ReconcilerRig implements AutoCloseable {
   volatile int fenceLaggingReads = 0;
 
   ReconcilerRig() {
+    control.leaders(destination::leaderOf);
     control.onFence(
         (key, broker) -> {
           if (fenceLaggingReads > 0) {

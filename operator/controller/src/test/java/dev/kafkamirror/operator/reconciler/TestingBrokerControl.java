@@ -51,6 +51,8 @@ final class TestingBrokerControl implements BrokerControl {
   private final Journal journal;
   private volatile boolean answersWithStopState;
   private volatile boolean truncateRecordsOffsets;
+  private final Map<Integer, Map<PartitionKey, ObjectNode>> describedBy = new ConcurrentHashMap<>();
+  private volatile java.util.function.ToIntFunction<PartitionKey> leaderOf = k -> 1;
 
   TestingBrokerControl(Journal journal) {
     this.journal = journal;
@@ -146,7 +148,14 @@ final class TestingBrokerControl implements BrokerControl {
         out.add(unreachableResult(key, brokerId, address));
         continue;
       }
-      out.add(new ControlResult(key, brokerId, describeBody(key, brokerId), null, null));
+      ObjectNode described = describedBy.getOrDefault(brokerId, Map.of()).get(key);
+      out.add(
+          new ControlResult(
+              key,
+              brokerId,
+              described == null ? describeBody(key, brokerId) : described.deepCopy(),
+              null,
+              null));
     }
     return out;
   }
@@ -192,7 +201,62 @@ final class TestingBrokerControl implements BrokerControl {
     return body;
   }
 
-  /** The reconciler's unit tests run no failback: a call here is a wiring mistake. */
+  /**
+   * Broker {@code brokerId} of the failback's source cluster describes {@code topic}-{@code
+   * partition} as a finished failover: STOPPED behind its barrier, mirrored from {@code
+   * mirroredFrom} through {@code lastMirroredOffset} (exclusive) in source epoch {@code
+   * sourceEpoch}, of the topic with id {@code sourceTopicId}.
+   */
+  void failedOverOnSource(
+      int brokerId,
+      String topic,
+      int partition,
+      String mirroredFrom,
+      long lastMirroredOffset,
+      int sourceEpoch,
+      String sourceTopicId) {
+    ObjectNode body = MAPPER.createObjectNode();
+    body.put(Fields.TOPIC, topic);
+    body.put(Fields.PARTITION, partition);
+    body.put(Fields.Describe.ROLE, "LEADER");
+    body.put(Fields.Describe.LEADER_ID, brokerId);
+    body.put(Fields.Describe.LEADER_EPOCH, 5);
+    body.put(Fields.Describe.LOG_END_OFFSET, lastMirroredOffset + 1);
+    body.put(Fields.Describe.HIGH_WATERMARK, lastMirroredOffset + 1);
+    body.put(Fields.Describe.LAST_STABLE_OFFSET, lastMirroredOffset + 1);
+    ObjectNode m = body.putObject(Fields.Describe.MIRROR);
+    m.put(Fields.Mirror.MIRROR_NAME, "failed-over");
+    m.put(Fields.Mirror.STATE, "STOPPED");
+    m.put(Fields.Mirror.SOURCE_CLUSTER_ID, mirroredFrom);
+    m.put(Fields.Mirror.EXPECTED_SOURCE_CLUSTER_ID, mirroredFrom);
+    m.put(Fields.Mirror.SOURCE_TOPIC_ID, sourceTopicId);
+    ObjectNode stop = body.putObject(Fields.Describe.STOP);
+    stop.put(Fields.Stop.STEP, "STOPPED");
+    stop.put(Fields.Stop.STATE_LEADER_EPOCH, 5);
+    stop.put(Fields.Stop.TRUNCATED_TO_OFFSET, lastMirroredOffset);
+    stop.put(Fields.Stop.LAST_MIRRORED_OFFSET, lastMirroredOffset);
+    stop.put(Fields.Stop.LAST_MIRRORED_SOURCE_EPOCH, sourceEpoch);
+    stop.put(Fields.Stop.BARRIER_OFFSET, lastMirroredOffset);
+    stop.put(Fields.Stop.SOURCE_CLUSTER_ID, mirroredFrom);
+    describedBy
+        .computeIfAbsent(brokerId, b -> new ConcurrentHashMap<>())
+        .put(new PartitionKey(topic, partition), body);
+  }
+
+  /**
+   * The destination's leader of each partition, as its metadata names it: a failback start's leader
+   * answers with the partition's {@code alignment}, a follower registers ALIGNING and answers
+   * without one, as the plugin does.
+   */
+  void leaders(java.util.function.ToIntFunction<PartitionKey> leaderOf) {
+    this.leaderOf = leaderOf;
+  }
+
+  /**
+   * A failback start as the plugin answers it: its leader reports the {@code alignment} (what is,
+   * or in a dry run would be, discarded: offsets {@code alignTo.lastMirroredOffset} to 10, the log
+   * end every partition describes); a real start registers the partition MIRRORING.
+   */
   @Override
   public List<ControlResult> startFailback(
       int brokerId,
@@ -203,7 +267,47 @@ final class TestingBrokerControl implements BrokerControl {
       String mirrorName,
       ControlRequest.MirrorSource source,
       Failback failback) {
-    throw new AssertionError("unexpected failback start on broker " + brokerId + " for " + keys);
+    calls.add(new Call("START_FAILBACK", brokerId, List.copyOf(keys), source.clusterId()));
+    journal.add(
+        "control START_FAILBACK broker="
+            + brokerId
+            + " "
+            + keys
+            + (failback.dryRun() ? " dryRun" : ""));
+    List<ControlResult> out = new ArrayList<>();
+    for (PartitionKey key : keys) {
+      if (unreachable.contains(brokerId)) {
+        out.add(unreachableResult(key, brokerId, address));
+        continue;
+      }
+      ControlRequest.AlignTo to = failback.alignTo().get(key);
+      if (to == null) {
+        throw new AssertionError("failback start of " + key + " without its alignTo");
+      }
+      ObjectNode body = MAPPER.createObjectNode();
+      body.put(Fields.TOPIC, key.topic());
+      body.put(Fields.PARTITION, key.partition());
+      if (leaderOf.applyAsInt(key) == brokerId) {
+        ObjectNode a = body.putObject(Fields.StepResult.ALIGNMENT);
+        a.put(Fields.Alignment.OFFSET, to.lastMirroredOffset());
+        a.put(Fields.Alignment.DISCARDED_FROM, to.lastMirroredOffset());
+        a.put(Fields.Alignment.DISCARDED_TO, 10L);
+        a.put(Fields.Alignment.DISCARDED_RECORDS, 10L - to.lastMirroredOffset());
+        a.put(Fields.Alignment.DISCARDED_BYTES, 100L * (10L - to.lastMirroredOffset()));
+        a.put(Fields.Alignment.DRY_RUN, failback.dryRun());
+        a.put(Fields.Alignment.TRUNCATED, !failback.dryRun());
+        a.put(Fields.Alignment.LAST_MIRRORED_OFFSET, to.lastMirroredOffset());
+        a.put(Fields.Alignment.LAST_MIRRORED_SOURCE_EPOCH, to.lastMirroredSourceEpoch());
+      }
+      if (!failback.dryRun()) {
+        Partition p = partition(key.topic(), key.partition());
+        synchronized (p) {
+          apply(Action.START_MIRRORING, p, mirrorName, sourceClusterId, source, false);
+        }
+      }
+      out.add(new ControlResult(key, brokerId, body, null, null));
+    }
+    return out;
   }
 
   @Override
