@@ -75,7 +75,11 @@ public final class StopExecutor {
     Map<String, Object> append(PartitionRef ref, long timeoutMs) throws PartitionOperationException;
   }
 
-  /** Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED. */
+  /**
+   * Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED, or, when its
+   * log has nothing to truncate, the truncate step's record ({@link StopRules#removeFetchers}). The
+   * appends stop before the leader's rule is asked, so the view it decides on no longer changes.
+   */
   public List<StepOutcome> removeFetchers(List<PartitionRef> refs, long timeoutMs) {
     StopRun run = new StopRun(StopCall.REMOVE_FETCHERS, timeoutMs);
     List<StopTarget> all = resolveAll(run, refs, false);

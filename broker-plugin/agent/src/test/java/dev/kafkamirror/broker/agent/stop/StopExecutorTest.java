@@ -46,12 +46,45 @@ class StopExecutorTest {
     return java.util.Arrays.stream(ts).map(t -> t.ref).toList();
   }
 
-  /** Fetchers removed and the log fenced (its batches are of an older epoch). */
-  private TestingStopTarget stoppingPartition(int p) {
+  /**
+   * Fetchers removed while a transaction was open above offset 10, so that remove-fetchers recorded
+   * FETCHERS_REMOVED alone and the truncation is the truncate call's; the log fenced (its batches
+   * are of an older epoch). Each test sets the last stable offset it needs.
+   */
+  private TestingStopTarget stoppingPartition(int p) throws Exception {
     TestingStopTarget t = partition(p);
+    t.lastStable = 10;
     executor.removeFetchers(refs(t), 1_000L);
+    assertThat(store.get(t.key).orElseThrow().step()).isEqualTo(StopStep.FETCHERS_REMOVED);
+    t.lastStable = 16;
     events.clear();
     return t;
+  }
+
+  @Test
+  void aLeaderWithNothingToTruncateRecordsTheTruncationAndOffsetsWithRemoveFetchersInOneWrite()
+      throws Exception {
+    // Given a mirroring leader whose 16 records are all stable, on every in-sync replica
+    TestingStopTarget t = partition(0);
+    // When remove-fetchers runs
+    assertThat(executor.removeFetchers(refs(t), 1_000L).get(0).error()).isNull();
+    // Then its one write records the truncation to 16 (nothing cut) with the offsets and the
+    // source's epoch of the last batch kept: the step truncate would record next
+    assertThat(events).containsExactly("t-0 local STOPPING", "t-0 write OFFSETS_PERSISTED");
+    StopState durable = store.get(t.key).orElseThrow();
+    assertThat(durable.truncatedToOffset()).isEqualTo(16L);
+    assertThat(durable.lastMirroredOffset()).isEqualTo(16L);
+    assertThat(durable.sourceClusterId()).isEqualTo(SOURCE);
+    assertThat(durable.lastMirroredSourceEpoch()).isEqualTo(3);
+    assertThat(store.batches).containsExactly(1);
+    // And truncate and persist-offsets, when called, find nothing left to do
+    events.clear();
+    assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();
+    assertThat(executor.persistOffsets(refs(t), 1_000L).get(0).error()).isNull();
+    assertThat(events).isEmpty();
+    // And the barrier goes at the log end
+    assertThat(executor.barrier(refs(t), 1_000L, (r, ms) -> Map.of()).get(0).error()).isNull();
+    assertThat(events).containsExactly("t-0 barrier 16", "t-0 write BARRIER_WRITTEN");
   }
 
   @Test

@@ -50,13 +50,35 @@ public final class StopRules {
   /**
    * Step 1: the leader records FETCHERS_REMOVED when no stop is recorded; a follower has nothing to
    * record (every replica stops its mirror appends, which the executor does before asking).
+   *
+   * <p>When the leader's log has nothing to truncate, step 2 is decided here as well and its record
+   * replaces FETCHERS_REMOVED: TRUNCATED, with the offsets when the source is known (see {@link
+   * #truncate}). That is exactly what the truncate call would record next, on the same view, with
+   * nothing destructive in between (its target is the log end, so there is no truncation and no
+   * fence); the stop then saves a call and an acks=all write per leader. Anything else the truncate
+   * rule would decide (a target below the log end, a wait for the high watermark or for the in-sync
+   * followers, an open transaction) leaves step 1 as it was: FETCHERS_REMOVED, and the truncate
+   * call decides.
    */
   public static Decision removeFetchers(PartitionView v) {
     if (v.leader() && v.durable() == null) {
+      if (stopBegun(v) && truncate(v) instanceof Record r && nothingToTruncate(r.state())) {
+        return r;
+      }
       return new Record(
           StopState.fetchersRemoved(v.key(), v.topic(), v.leaderEpoch(), v.brokerId(), v.nowMs()));
     }
     return new Done();
+  }
+
+  /**
+   * Whether the truncate rule's record, decided on a partition with no stop recorded, is its
+   * TRUNCATED (or OFFSETS_PERSISTED) record for a log that ends at its target; a TRUNCATING record
+   * announces a truncation still to come.
+   */
+  private static boolean nothingToTruncate(StopState recorded) {
+    return recorded.step().atLeast(StopStep.TRUNCATED)
+        && recorded.truncatedToOffset() == recorded.truncateTargetOffset();
   }
 
   /**

@@ -91,6 +91,52 @@ class StopRulesTest {
   }
 
   @Test
+  void removeFetchersOnALeaderWithNothingToTruncateRecordsTheTruncationAndTheOffsetsAtOnce() {
+    // Given a leader that stopped its mirror appends, no stop recorded, 16 records all committed
+    // and stable, every in-sync follower at the log end, the source known
+    PartitionView v = Views.mirroringLeader().withLocal(LocalState.STOPPING);
+    // When remove-fetchers is asked
+    Decision d = StopRules.removeFetchers(v);
+    // Then it records what truncate would record next, in one write: truncated to 16 (nothing
+    // cut), the last mirrored offset 16 and the source, under its own epoch
+    assertThat(d).isEqualTo(StopRules.truncate(v));
+    StopState s = ((Record) d).state();
+    assertThat(s.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
+    assertThat(s.truncateTargetOffset()).isEqualTo(16L);
+    assertThat(s.truncatedToOffset()).isEqualTo(16L);
+    assertThat(s.lastMirroredOffset()).isEqualTo(16L);
+    assertThat(s.sourceClusterId()).isEqualTo(Views.SOURCE);
+    assertThat(s.leaderEpoch()).isEqualTo(5);
+    // And once it is recorded, truncate and persist-offsets have nothing left to do
+    PartitionView after = v.withDurable(s);
+    assertThat(StopRules.truncate(after)).isEqualTo(new Done());
+    assertThat(StopRules.persistOffsets(after, Views.SOURCE)).isEqualTo(new Done());
+    assertThat(StopRules.removeFetchers(after)).isEqualTo(new Done());
+  }
+
+  @Test
+  void removeFetchersOnALeaderWithAnOpenTransactionRecordsFetchersRemovedOnly() {
+    // Given the same leader whose last stable offset (12) is below its log end: a transaction is
+    // open, so the truncate step has records to cut and a fence to make
+    PartitionView v =
+        Views.mirroringLeader().withLocal(LocalState.STOPPING).withLog(16L, 16L, 12L, 4, -1L);
+    // When remove-fetchers is asked
+    Decision d = StopRules.removeFetchers(v);
+    // Then it records FETCHERS_REMOVED and leaves the truncation to the truncate call
+    assertThat(((Record) d).state().step()).isEqualTo(StopStep.FETCHERS_REMOVED);
+    assertThat(((Record) StopRules.truncate(v)).state().step()).isEqualTo(StopStep.TRUNCATING);
+  }
+
+  @Test
+  void removeFetchersOnALeaderStillMirroringRecordsFetchersRemovedOnly() {
+    // Given a leader whose registration is still MIRRORING (its appends not stopped here)
+    PartitionView v = Views.mirroringLeader();
+    // When remove-fetchers is asked, Then nothing of the truncation is decided
+    assertThat(((Record) StopRules.removeFetchers(v)).state().step())
+        .isEqualTo(StopStep.FETCHERS_REMOVED);
+  }
+
+  @Test
   void anAlreadyRecordedTargetIsUsedEvenWithAStaleHighWatermark() {
     // Given TRUNCATING at 10 recorded by the old leader, and a new leader with a stale HW
     StopState truncating =
