@@ -31,11 +31,12 @@ import java.util.Set;
  *       LEADER, so a second epoch change later in the chain observes again), with a mirror
  *       registration known from that observation;
  *   <li>each such answer reports the stop step that its call records (remove-fetchers
- *       FETCHERS_REMOVED, truncate TRUNCATED or OFFSETS_PERSISTED (the offsets recorded with it),
- *       persist-offsets OFFSETS_PERSISTED, barrier BARRIER_WRITTEN, make-writable STOPPED with a
- *       barrier offset) and the mirror state that goes with it (STOPPING, then STOPPED after
- *       make-writable), read up to date ({@code stateCurrent} not false); anything else (an earlier
- *       or later step, an unknown name, a missing field) is an unknown answer.
+ *       FETCHERS_REMOVED, or TRUNCATED or OFFSETS_PERSISTED on a leader with nothing to truncate;
+ *       truncate TRUNCATED or OFFSETS_PERSISTED (the offsets recorded with it), persist-offsets
+ *       OFFSETS_PERSISTED, barrier BARRIER_WRITTEN, make-writable STOPPED with a barrier offset)
+ *       and the mirror state that goes with it (STOPPING, then STOPPED after make-writable), read
+ *       up to date ({@code stateCurrent} not false); anything else (an earlier or later step, an
+ *       unknown name, a missing field) is an unknown answer.
  * </ul>
  *
  * <p>A chained observation is used for planning only: the status of a reconcile is always computed
@@ -351,7 +352,7 @@ public final class StopChaining {
     }
     ReportedStopStep expected = recordedBy(action);
     ReportedStopStep step = a.stop() == null ? null : ReportedStopStep.parse(a.stop().step());
-    if (step != expected && !(action == Action.TRUNCATE && step == TRUNCATE_WITH_OFFSETS)) {
+    if (step != expected && !alsoRecordedBy(action, step)) {
       return "partition "
           + key
           + " answered step "
@@ -386,8 +387,23 @@ public final class StopChaining {
   static final ReportedStopStep TRUNCATE_WITH_OFFSETS = ReportedStopStep.OFFSETS_PERSISTED;
 
   /**
-   * The durable step a successful call of {@code action} leaves on the leader (truncate may also
-   * leave {@link #TRUNCATE_WITH_OFFSETS}).
+   * Whether a successful call of {@code action} may also leave {@code step}, a later one than
+   * {@link #recordedBy}: truncate {@link #TRUNCATE_WITH_OFFSETS}; remove-fetchers on a leader with
+   * nothing to truncate what truncate would record next, TRUNCATED or OFFSETS_PERSISTED, in the
+   * same write (a plugin from 2026-12-06 on).
+   */
+  static boolean alsoRecordedBy(Action action, ReportedStopStep step) {
+    return switch (action) {
+      case TRUNCATE -> step == TRUNCATE_WITH_OFFSETS;
+      case REMOVE_FETCHERS ->
+          step == ReportedStopStep.TRUNCATED || step == ReportedStopStep.OFFSETS_PERSISTED;
+      default -> false;
+    };
+  }
+
+  /**
+   * The durable step a successful call of {@code action} leaves on the leader (some calls may also
+   * leave a later one, {@link #alsoRecordedBy}).
    */
   static ReportedStopStep recordedBy(Action action) {
     return switch (action) {

@@ -29,7 +29,7 @@ class StopChainingTest {
   void aStopWhoseCallsAllSucceededPlansEachNextStepFromTheAnswersUntilStopped() {
     // Given two mirroring partitions observed once, and leaders that answer each step as recorded
     // When every round is planned from the previous round's answers
-    List<Action> actions = chainToTheEnd(null);
+    List<Action> actions = chainToTheEnd(null, null);
 
     // Then the five steps follow one another without an observation, and both end STOPPED
     assertThat(actions)
@@ -46,7 +46,7 @@ class StopChainingTest {
     // Given two mirroring partitions whose leaders record TRUNCATED and the offsets in one write
     // (their registrations know the source), and answer every other step as recorded
     // When every round is planned from the previous round's answers
-    List<Action> actions = chainToTheEnd("OFFSETS_PERSISTED");
+    List<Action> actions = chainToTheEnd(Action.TRUNCATE, "OFFSETS_PERSISTED");
 
     // Then no persist-offsets round runs and nothing is observed again: four rounds to STOPPED
     assertThat(actions)
@@ -54,14 +54,35 @@ class StopChainingTest {
             Action.REMOVE_FETCHERS, Action.TRUNCATE, Action.WRITE_BARRIER, Action.MAKE_WRITABLE);
   }
 
+  @Test
+  void aRemoveFetchersThatRecordedTheTruncationAndOffsetsChainsStraightToTheBarrier() {
+    // Given two mirroring partitions whose leaders had nothing to truncate: remove-fetchers
+    // recorded the truncation and the offsets in one write (a plugin from 2026-12-06 on)
+    // When every round is planned from the previous round's answers
+    List<Action> actions = chainToTheEnd(Action.REMOVE_FETCHERS, "OFFSETS_PERSISTED");
+
+    // Then neither truncate nor persist-offsets runs, and nothing is observed again: three rounds
+    assertThat(actions)
+        .containsExactly(Action.REMOVE_FETCHERS, Action.WRITE_BARRIER, Action.MAKE_WRITABLE);
+    // And with the truncation alone recorded (a registration that knows no source), persist-offsets
+    // follows remove-fetchers
+    assertThat(chainToTheEnd(Action.REMOVE_FETCHERS, "TRUNCATED"))
+        .containsExactly(
+            Action.REMOVE_FETCHERS,
+            Action.PERSIST_OFFSETS,
+            Action.WRITE_BARRIER,
+            Action.MAKE_WRITABLE);
+  }
+
   /**
    * Plans every round of a stop of two mirroring partitions from the previous round's answers, each
-   * leader answering the step its call records, except truncate, answered {@code truncateAnswers}
-   * when not null; asserts that no round observes again and that both partitions end STOPPED.
+   * leader answering the step its call records, except {@code overridden}, whose leaders answer
+   * step {@code overriddenAnswers} (when not null); asserts that no round observes again and that
+   * both partitions end STOPPED.
    *
    * @return the action of each round
    */
-  private static List<Action> chainToTheEnd(String truncateAnswers) {
+  private static List<Action> chainToTheEnd(Action overridden, String overriddenAnswers) {
     List<PartitionObservation> observed =
         List.of(
             described(0, mirror("MIRRORING", 0), null), described(1, mirror("MIRRORING", 0), null));
@@ -76,7 +97,7 @@ class StopChainingTest {
       List<StopChaining.Answer> answers = new ArrayList<>();
       for (StopChaining.Answer a : answersOf(plan, action)) {
         answers.add(
-            truncateAnswers != null && action == Action.TRUNCATE && a.leader()
+            overriddenAnswers != null && action == overridden && a.leader()
                 ? new StopChaining.Answer(
                     a.key(),
                     a.brokerId(),
@@ -85,7 +106,7 @@ class StopChainingTest {
                     a.leaderEpoch(),
                     a.logEndOffset(),
                     a.state(),
-                    stop(truncateAnswers, null),
+                    stop(overriddenAnswers, null),
                     true)
                 : a);
       }

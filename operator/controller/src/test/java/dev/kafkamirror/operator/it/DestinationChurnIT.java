@@ -65,13 +65,21 @@ class DestinationChurnIT {
 
   @Test
   void aLeaderBrokerKilledAndRestartedInTheMiddleOfAStopStillEndsStopped() throws Exception {
-    // Given a mirrored topic at RF 3 whose stop has removed the fetchers everywhere
+    // Given a mirrored topic at RF 3 whose stop has removed the fetchers everywhere and written no
+    // barrier yet (FETCHERS_REMOVED, a truncation under way, or, on a leader with nothing to
+    // truncate, the truncation and the offsets recorded by remove-fetchers itself)
     List<String> committed = mirror("restarted");
     StopProbe probe = new StopProbe(destination, "restarted", PARTITIONS);
     setState("restarted", MirrorState.Stopped);
     awaitSignature(
         probe,
-        s -> s.stream().allMatch(x -> x.endsWith("/FETCHERS_REMOVED") || x.contains("TRUNCAT")));
+        s ->
+            s.stream()
+                .allMatch(
+                    x ->
+                        x.endsWith("/FETCHERS_REMOVED")
+                            || x.contains("TRUNCAT")
+                            || x.endsWith("/OFFSETS_PERSISTED")));
 
     // When the leader of partition 0 is killed, and restarted a few seconds later
     int leader = destination.leaderOf(new TopicPartition("restarted", 0));
