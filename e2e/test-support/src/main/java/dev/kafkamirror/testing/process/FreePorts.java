@@ -18,7 +18,7 @@ import java.util.Map;
 
 /**
  * Picks free TCP ports on the loopback interface, without handing the same port to two test JVMs
- * that pick at the same time.
+ * that pick at the same time, and outside the kernel's ephemeral port range ({@link #outside}).
  *
  * <p>A picked port is only free when it is picked: the caller binds it later (a broker JVM seconds
  * later). Within one JVM the sockets of one call are held open until all are chosen, so they are
@@ -54,8 +54,38 @@ public final class FreePorts {
     ServerSocket open() throws IOException;
   }
 
-  private static final Offer LOOPBACK =
+  private static final Offer KERNEL =
       () -> new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+
+  private static final Offer LOOPBACK = outside(pickRange(ephemeralRange()));
+
+  /**
+   * Listening sockets on random loopback ports of {@code range} (a port in use is skipped); the
+   * kernel's choice when {@code range} is null. A port the kernel chooses lies in its ephemeral
+   * range, the one it also takes source ports of outgoing connections from: while a test's broker
+   * is down for a restart, any connection on the machine may take its port, and the broker then
+   * cannot bind it again ("Address already in use", seen in CI). Outside that range only an
+   * explicit bind can take it.
+   */
+  static Offer outside(int[] range) {
+    if (range == null) {
+      return KERNEL;
+    }
+    java.util.Random random = new java.util.Random();
+    return () -> {
+      IOException last = null;
+      for (int attempt = 0; attempt < 1_000; attempt++) {
+        int port = range[0] + random.nextInt(range[1] - range[0] + 1);
+        try {
+          return new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+          last = e;
+        }
+      }
+      throw new IOException(
+          "no free loopback port in " + range[0] + " to " + range[1] + " after 1,000 tries", last);
+    };
+  }
 
   static List<Integer> pick(int count, Path ledger, long nowMillis, Offer offer) {
     synchronized (LOCAL) {
@@ -145,6 +175,39 @@ public final class FreePorts {
     channel.truncate(0);
     channel.write(ByteBuffer.wrap(bytes), 0);
     channel.force(false);
+  }
+
+  /** The lowest port picked from below the ephemeral range: under it lie well-known services. */
+  static final int LOWEST = 10_000;
+
+  /**
+   * The kernel's range of source ports for outgoing connections, {@code
+   * /proc/sys/net/ipv4/ip_local_port_range}; Linux's default (32768 to 60999) where it cannot be
+   * read.
+   */
+  static int[] ephemeralRange() {
+    try {
+      String[] parts =
+          Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+      return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+    } catch (IOException | RuntimeException e) {
+      return new int[] {32768, 60999};
+    }
+  }
+
+  /**
+   * The ports to pick from, outside {@code ephemeral}: from {@link #LOWEST} to just below it when
+   * that leaves at least 4,000 ports, else from just above it to 65535 when that does; null when
+   * neither does (the kernel then chooses, inside the range).
+   */
+  static int[] pickRange(int[] ephemeral) {
+    if (ephemeral[0] - LOWEST >= 4_000) {
+      return new int[] {LOWEST, ephemeral[0] - 1};
+    }
+    if (65535 - ephemeral[1] >= 4_000) {
+      return new int[] {ephemeral[1] + 1, 65535};
+    }
+    return null;
   }
 
   private static Path ledgerFile() {

@@ -92,6 +92,35 @@ class FreePortsTest {
     }
   }
 
+  @Test
+  void portsArePickedBelowTheKernelsEphemeralRangeSoNoConnectionTakesOneWhileItsBrokerRestarts()
+      throws IOException {
+    // Given the kernel's range of source ports for outgoing connections (CI once lost a restarted
+    // broker's port 33119 to one: "Address already in use")
+    int[] ephemeral = FreePorts.ephemeralRange();
+
+    // When a JVM picks ports as the tests do
+    List<Integer> picked = FreePorts.pick(20);
+
+    // Then every one is outside that range, and can be bound
+    assertThat(picked).allSatisfy(p -> assertThat(p).isLessThan(ephemeral[0]).isGreaterThan(1023));
+    for (int port : picked) {
+      try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        assertThat(s.getLocalPort()).isEqualTo(port);
+      }
+    }
+  }
+
+  @Test
+  void theRangeBelowTheEphemeralOneIsUsedWhenItIsWideEnough() {
+    // Given Linux's default range, macOS's, and a range that leaves little below it
+    // Then ports are picked from 10000 up to just below it; else above it; else by the kernel
+    assertThat(FreePorts.pickRange(new int[] {32768, 60999})).containsExactly(10000, 32767);
+    assertThat(FreePorts.pickRange(new int[] {49152, 65535})).containsExactly(10000, 49151);
+    assertThat(FreePorts.pickRange(new int[] {10500, 50000})).containsExactly(50001, 65535);
+    assertThat(FreePorts.pickRange(new int[] {1024, 65535})).isNull();
+  }
+
   /** A kernel that offers the given ports in order. */
   private static FreePorts.Offer offers(int... ports) {
     Deque<Integer> queue = new ArrayDeque<>();
