@@ -101,12 +101,7 @@ class StopRulesTest {
     // cut), the last mirrored offset 16 and the source, under its own epoch
     assertThat(d).isEqualTo(StopRules.truncate(v));
     StopState s = ((Record) d).state();
-    assertThat(s.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
-    assertThat(s.truncateTargetOffset()).isEqualTo(16L);
-    assertThat(s.truncatedToOffset()).isEqualTo(16L);
-    assertThat(s.lastMirroredOffset()).isEqualTo(16L);
-    assertThat(s.sourceClusterId()).isEqualTo(Views.SOURCE);
-    assertThat(s.leaderEpoch()).isEqualTo(5);
+    assertTruncatedWithTheOffsetsAt16(s);
     // And once it is recorded, truncate and persist-offsets have nothing left to do
     PartitionView after = v.withDurable(s);
     assertThat(StopRules.truncate(after)).isEqualTo(new Done());
@@ -224,12 +219,7 @@ class StopRulesTest {
     // source the partition mirrored
     assertThat(d).isInstanceOf(Record.class);
     StopState s = ((Record) d).state();
-    assertThat(s.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
-    assertThat(s.truncateTargetOffset()).isEqualTo(16L);
-    assertThat(s.truncatedToOffset()).isEqualTo(16L);
-    assertThat(s.lastMirroredOffset()).isEqualTo(16L);
-    assertThat(s.sourceClusterId()).isEqualTo(Views.SOURCE);
-    assertThat(s.leaderEpoch()).isEqualTo(5);
+    assertTruncatedWithTheOffsetsAt16(s);
   }
 
   @Test
@@ -269,6 +259,19 @@ class StopRulesTest {
     assertThat(((Refuse) otherBarrier).message())
         .contains(Views.SOURCE)
         .contains("another-cluster");
+  }
+
+  /**
+   * {@code s} is the one record of steps 2 and 3 for a log of 16 records with nothing cut: target,
+   * truncation and last mirrored offset 16, the mirrored source, leader epoch 5.
+   */
+  private static void assertTruncatedWithTheOffsetsAt16(StopState s) {
+    assertThat(s.step()).isEqualTo(StopStep.OFFSETS_PERSISTED);
+    assertThat(s.truncateTargetOffset()).isEqualTo(16L);
+    assertThat(s.truncatedToOffset()).isEqualTo(16L);
+    assertThat(s.lastMirroredOffset()).isEqualTo(16L);
+    assertThat(s.sourceClusterId()).isEqualTo(Views.SOURCE);
+    assertThat(s.leaderEpoch()).isEqualTo(5);
   }
 
   /** {@code v} with the registration's known source replaced. */
