@@ -19,8 +19,8 @@ import org.apache.kafka.storage.internals.log.UnifiedLog;
  *
  * <ol>
  *   <li>{@link #removeFetchers}: no mirror append is in flight or will start (any replica); the
- *       leader records {@link StopStep#FETCHERS_REMOVED}, or, with nothing to truncate, the record
- *       the truncate step would make next (steps 2 and 3 then have nothing left to do).
+ *       leader records {@link StopStep#FETCHERS_REMOVED} and, with nothing to truncate, then the
+ *       record the truncate step would make next (steps 2 and 3 then have nothing left to do).
  *   <li>{@link #truncate}: the leader records the truncation target (its last stable offset, on an
  *       established high watermark) as {@link StopStep#TRUNCATING} <em>before</em> truncating,
  *       fences the replicas with a new leader epoch when the log holds batches of the current epoch
@@ -67,7 +67,7 @@ public final class KafkaStopSequence {
   }
 
   /**
-   * Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED, or the
+   * Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED, then the
    * truncate step's record when its log has nothing to truncate.
    */
   public List<StepOutcome> removeFetchers(List<PartitionRef> refs, long timeoutMs) {

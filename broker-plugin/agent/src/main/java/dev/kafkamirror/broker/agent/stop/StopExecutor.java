@@ -76,9 +76,10 @@ public final class StopExecutor {
   }
 
   /**
-   * Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED, or, when its
-   * log has nothing to truncate, the truncate step's record ({@link StopRules#removeFetchers}). The
-   * appends stop before the leader's rule is asked, so the view it decides on no longer changes.
+   * Step 1 on every replica: stop mirror appends; the leader records FETCHERS_REMOVED and, when its
+   * log has nothing to truncate, the truncate step's record in the next round ({@link
+   * StopRules#removeFetchers}). The appends stop before the leader's rule is asked, so the view it
+   * decides on no longer changes.
    */
   public List<StepOutcome> removeFetchers(List<PartitionRef> refs, long timeoutMs) {
     StopRun run = new StopRun(StopCall.REMOVE_FETCHERS, timeoutMs);

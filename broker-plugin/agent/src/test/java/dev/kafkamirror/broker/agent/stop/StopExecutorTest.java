@@ -62,21 +62,24 @@ class StopExecutorTest {
   }
 
   @Test
-  void aLeaderWithNothingToTruncateRecordsTheTruncationAndOffsetsWithRemoveFetchersInOneWrite()
+  void aLeaderWithNothingToTruncateRecordsTheTruncationAndOffsetsInItsRemoveFetchersCall()
       throws Exception {
     // Given a mirroring leader whose 16 records are all stable, on every in-sync replica
     TestingStopTarget t = partition(0);
     // When remove-fetchers runs
     assertThat(executor.removeFetchers(refs(t), 1_000L).get(0).error()).isNull();
-    // Then its one write records the truncation to 16 (nothing cut) with the offsets and the
-    // source's epoch of the last batch kept: the step truncate would record next
-    assertThat(events).containsExactly("t-0 local STOPPING", "t-0 write OFFSETS_PERSISTED");
+    // Then it records FETCHERS_REMOVED, and in its next round the truncation to 16 (nothing cut)
+    // with the offsets and the source's epoch of the last batch kept: the step truncate would
+    // record next, planned only once the stop is durable
+    assertThat(events)
+        .containsExactly(
+            "t-0 local STOPPING", "t-0 write FETCHERS_REMOVED", "t-0 write OFFSETS_PERSISTED");
     StopState durable = store.get(t.key).orElseThrow();
     assertThat(durable.truncatedToOffset()).isEqualTo(16L);
     assertThat(durable.lastMirroredOffset()).isEqualTo(16L);
     assertThat(durable.sourceClusterId()).isEqualTo(SOURCE);
     assertThat(durable.lastMirroredSourceEpoch()).isEqualTo(3);
-    assertThat(store.batches).containsExactly(1);
+    assertThat(store.batches).containsExactly(1, 1);
     // And truncate and persist-offsets, when called, find nothing left to do
     events.clear();
     assertThat(executor.truncate(refs(t), 1_000L).get(0).error()).isNull();

@@ -51,28 +51,37 @@ public final class StopRules {
    * Step 1: the leader records FETCHERS_REMOVED when no stop is recorded; a follower has nothing to
    * record (every replica stops its mirror appends, which the executor does before asking).
    *
-   * <p>When the leader's log has nothing to truncate, step 2 is decided here as well and its record
-   * replaces FETCHERS_REMOVED: TRUNCATED, with the offsets when the source is known (see {@link
-   * #truncate}). That is exactly what the truncate call would record next, on the same view, with
-   * nothing destructive in between (its target is the log end, so there is no truncation and no
-   * fence); the stop then saves a call and an acks=all write per leader. Anything else the truncate
-   * rule would decide (a target below the log end, a wait for the high watermark or for the in-sync
-   * followers, an open transaction) leaves step 1 as it was: FETCHERS_REMOVED, and the truncate
-   * call decides.
+   * <p>Once FETCHERS_REMOVED is durable and the leader's log has nothing to truncate, the same call
+   * also decides step 2, in its next round: TRUNCATED, with the offsets when the source is known
+   * (see {@link #truncate}). That is exactly what the truncate call would record next, on the same
+   * view, with nothing destructive in between (its target is the log end, so there is no truncation
+   * and no fence); the stop then saves a call round per leader. The target is planned only after
+   * FETCHERS_REMOVED is durable, never in the same write: until a stop is recorded, a replica that
+   * becomes leader and has not had its own remove-fetchers call yet would start mirroring, and a
+   * target written late by the old leader's epoch would then end below records it committed. With
+   * the stop recorded, such a leader's fetcher finds it and appends nothing. Anything else the
+   * truncate rule would decide (a target below the log end, a wait for the high watermark or for
+   * the in-sync followers, an open transaction) is left to the truncate call.
    */
   public static Decision removeFetchers(PartitionView v) {
-    if (v.leader() && v.durable() == null) {
-      if (stopBegun(v) && truncate(v) instanceof Record r && nothingToTruncate(r.state())) {
-        return r;
-      }
+    if (!v.leader()) {
+      return new Done();
+    }
+    if (v.durable() == null) {
       return new Record(
           StopState.fetchersRemoved(v.key(), v.topic(), v.leaderEpoch(), v.brokerId(), v.nowMs()));
+    }
+    if (v.durable().step() == StopStep.FETCHERS_REMOVED
+        && v.local().stopBegun()
+        && truncate(v) instanceof Record r
+        && nothingToTruncate(r.state())) {
+      return r;
     }
     return new Done();
   }
 
   /**
-   * Whether the truncate rule's record, decided on a partition with no stop recorded, is its
+   * Whether the truncate rule's record, decided on a partition at FETCHERS_REMOVED, is its
    * TRUNCATED (or OFFSETS_PERSISTED) record for a log that ends at its target; a TRUNCATING record
    * announces a truncation still to come.
    */

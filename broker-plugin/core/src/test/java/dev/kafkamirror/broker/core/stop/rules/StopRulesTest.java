@@ -91,44 +91,52 @@ class StopRulesTest {
   }
 
   @Test
-  void removeFetchersOnALeaderWithNothingToTruncateRecordsTheTruncationAndTheOffsetsAtOnce() {
+  void removeFetchersRecordsTheStopFirstAndThenTheTruncationWhenThereIsNothingToTruncate() {
     // Given a leader that stopped its mirror appends, no stop recorded, 16 records all committed
     // and stable, every in-sync follower at the log end, the source known
     PartitionView v = Views.mirroringLeader().withLocal(LocalState.STOPPING);
     // When remove-fetchers is asked
-    Decision d = StopRules.removeFetchers(v);
-    // Then it records what truncate would record next, in one write: truncated to 16 (nothing
-    // cut), the last mirrored offset 16 and the source, under its own epoch
-    assertThat(d).isEqualTo(StopRules.truncate(v));
-    StopState s = ((Record) d).state();
+    Decision first = StopRules.removeFetchers(v);
+    // Then its first record is FETCHERS_REMOVED alone, never a target: until a stop is durable, a
+    // replica that becomes leader without its own remove-fetchers call would still mirror, and a
+    // target of this epoch landing late would end below records that leader committed
+    assertThat(((Record) first).state().step()).isEqualTo(StopStep.FETCHERS_REMOVED);
+    // When it is asked again once that is recorded (the executor's next round)
+    PartitionView stopped = v.withDurable(((Record) first).state());
+    Decision second = StopRules.removeFetchers(stopped);
+    // Then it records what truncate would record next: truncated to 16 (nothing cut), the last
+    // mirrored offset 16 and the source, under its own epoch
+    assertThat(second).isEqualTo(StopRules.truncate(stopped));
+    StopState s = ((Record) second).state();
     assertTruncatedWithTheOffsetsAt16(s);
-    // And once it is recorded, truncate and persist-offsets have nothing left to do
+    // And once it is recorded, no step has anything left to record
     PartitionView after = v.withDurable(s);
+    assertThat(StopRules.removeFetchers(after)).isEqualTo(new Done());
     assertThat(StopRules.truncate(after)).isEqualTo(new Done());
     assertThat(StopRules.persistOffsets(after, Views.SOURCE)).isEqualTo(new Done());
-    assertThat(StopRules.removeFetchers(after)).isEqualTo(new Done());
   }
 
   @Test
-  void removeFetchersOnALeaderWithAnOpenTransactionRecordsFetchersRemovedOnly() {
-    // Given the same leader whose last stable offset (12) is below its log end: a transaction is
-    // open, so the truncate step has records to cut and a fence to make
+  void removeFetchersLeavesATruncationToComeToTheTruncateCall() {
+    // Given a leader at FETCHERS_REMOVED whose last stable offset (12) is below its log end: a
+    // transaction is open, so the truncate step has records to cut and a fence to make
     PartitionView v =
-        Views.mirroringLeader().withLocal(LocalState.STOPPING).withLog(16L, 16L, 12L, 4, -1L);
-    // When remove-fetchers is asked
-    Decision d = StopRules.removeFetchers(v);
-    // Then it records FETCHERS_REMOVED and leaves the truncation to the truncate call
-    assertThat(((Record) d).state().step()).isEqualTo(StopStep.FETCHERS_REMOVED);
+        Views.mirroringLeader()
+            .withLocal(LocalState.STOPPING)
+            .withLog(16L, 16L, 12L, 4, -1L)
+            .withDurable(FETCHERS_REMOVED);
+    // When remove-fetchers is asked, Then it has nothing more to record
+    assertThat(StopRules.removeFetchers(v)).isEqualTo(new Done());
     assertThat(((Record) StopRules.truncate(v)).state().step()).isEqualTo(StopStep.TRUNCATING);
   }
 
   @Test
-  void removeFetchersOnALeaderStillMirroringRecordsFetchersRemovedOnly() {
-    // Given a leader whose registration is still MIRRORING (its appends not stopped here)
-    PartitionView v = Views.mirroringLeader();
-    // When remove-fetchers is asked, Then nothing of the truncation is decided
-    assertThat(((Record) StopRules.removeFetchers(v)).state().step())
-        .isEqualTo(StopStep.FETCHERS_REMOVED);
+  void removeFetchersDecidesNoTruncationWhileThisBrokersAppendsMayRun() {
+    // Given a leader at FETCHERS_REMOVED (recorded by another broker) whose own registration is
+    // still MIRRORING: its log may still grow here
+    PartitionView v = Views.mirroringLeader().withDurable(FETCHERS_REMOVED);
+    // When remove-fetchers is asked on it without stopping its appends, Then it records nothing
+    assertThat(StopRules.removeFetchers(v)).isEqualTo(new Done());
   }
 
   @Test
