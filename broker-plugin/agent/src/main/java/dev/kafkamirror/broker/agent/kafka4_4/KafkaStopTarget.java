@@ -108,9 +108,10 @@ final class KafkaStopTarget implements StopTarget {
 
   /**
    * Reads only what the call's rule uses: the last batch and the open transactions for truncate
-   * (and, once truncated, a barrier at the end) and for remove-fetchers (whose rule decides the
-   * truncation too when there is nothing to truncate), the barrier at the end for the barrier call,
-   * the reset check only where make-writable would ask it (it remembers its failures for describe).
+   * (and, once truncated, a barrier at the end) and for remove-fetchers on a leader at
+   * FETCHERS_REMOVED (the one state in which its rule asks the truncate rule), the barrier at the
+   * end for the barrier call, the reset check only where make-writable would ask it (it remembers
+   * its failures for describe).
    */
   @Override
   public PartitionView view(
@@ -123,7 +124,11 @@ final class KafkaStopTarget implements StopTarget {
     long barrierAtEnd = -1L;
     int open = 0;
     try {
-      if (call == StopCall.TRUNCATE || (call == StopCall.REMOVE_FETCHERS && leader)) {
+      if (call == StopCall.TRUNCATE
+          || (call == StopCall.REMOVE_FETCHERS
+              && leader
+              && durable != null
+              && durable.step() == StopStep.FETCHERS_REMOVED)) {
         RecordBatch last = KafkaPartitionControl.lastBatch(log);
         lastBatchEpoch = last == null ? -1 : last.partitionLeaderEpoch();
         open = KafkaPartitionControl.producerCounts(log)[1];
