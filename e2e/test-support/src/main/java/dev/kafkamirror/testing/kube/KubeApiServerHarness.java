@@ -127,7 +127,7 @@ public final class KubeApiServerHarness implements AutoCloseable {
                   + " {})",
               attemptTook.toMillis(),
               failedAt,
-              rootMessage(e),
+              e.getCause() == null ? e : e.getCause(),
               STARTUP_TIMEOUT.toSeconds(),
               STARTUP_TIMEOUT.toSeconds(),
               wait.toMillis(),
@@ -158,10 +158,21 @@ public final class KubeApiServerHarness implements AutoCloseable {
    * (TCP simultaneous open); etcd was not reached at all. Any other failure is not this.
    */
   static boolean readItsOwnRequest(Throwable failure) {
+    return causedBy(
+        failure,
+        java.net.ProtocolException.class,
+        m -> m.startsWith("Invalid status line: \"GET /"));
+  }
+
+  /**
+   * Whether {@code failure} or one of its causes is a {@code type} whose message {@code matches}.
+   */
+  private static boolean causedBy(
+      Throwable failure,
+      Class<? extends Throwable> type,
+      java.util.function.Predicate<String> matches) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof java.net.ProtocolException
-          && t.getMessage() != null
-          && t.getMessage().startsWith("Invalid status line: \"GET /")) {
+      if (type.isInstance(t) && t.getMessage() != null && matches.test(t.getMessage())) {
         return true;
       }
     }
@@ -185,27 +196,15 @@ public final class KubeApiServerHarness implements AutoCloseable {
         || untilPastMidnight(failedAt).compareTo(STARTUP_TIMEOUT.plusSeconds(1)) > 0) {
       return false;
     }
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof io.fabric8.kubeapitest.KubeAPITestException
-          && t.getMessage() != null
-          && t.getMessage().endsWith(" did not start properly")) {
-        return true;
-      }
-    }
-    return false;
+    return causedBy(
+        failure,
+        io.fabric8.kubeapitest.KubeAPITestException.class,
+        m -> m.endsWith(" did not start properly"));
   }
 
   /** The time from {@code now} until one second after the next local midnight. */
   static Duration untilPastMidnight(LocalTime now) {
     return Duration.ofNanos(LocalTime.MAX.toNanoOfDay() - now.toNanoOfDay() + 1).plusSeconds(1);
-  }
-
-  private static String rootMessage(Throwable failure) {
-    Throwable t = failure;
-    while (t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t.getMessage();
   }
 
   private static void sleep(Duration wait) {
