@@ -390,7 +390,7 @@ public final class StopChaining {
    * Whether a successful call of {@code action} may also leave {@code step}, a later one than
    * {@link #recordedBy}: truncate {@link #TRUNCATE_WITH_OFFSETS}; remove-fetchers on a leader with
    * nothing to truncate what truncate would record next, TRUNCATED or OFFSETS_PERSISTED, in the
-   * same write (a plugin from 2026-12-06 on).
+   * same call, after FETCHERS_REMOVED (a plugin from 2026-12-06 on).
    */
   static boolean alsoRecordedBy(Action action, ReportedStopStep step) {
     return switch (action) {

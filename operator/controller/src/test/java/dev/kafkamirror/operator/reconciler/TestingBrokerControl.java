@@ -162,15 +162,7 @@ final class TestingBrokerControl implements BrokerControl {
 
   private ObjectNode describeBody(PartitionKey key, int brokerId) {
     Partition p = partition(key.topic(), key.partition());
-    ObjectNode body = MAPPER.createObjectNode();
-    body.put(Fields.TOPIC, key.topic());
-    body.put(Fields.PARTITION, key.partition());
-    body.put(Fields.Describe.ROLE, "LEADER");
-    body.put(Fields.Describe.LEADER_ID, brokerId);
-    body.put(Fields.Describe.LEADER_EPOCH, 3);
-    body.put(Fields.Describe.LOG_END_OFFSET, 10L);
-    body.put(Fields.Describe.HIGH_WATERMARK, 10L);
-    body.put(Fields.Describe.LAST_STABLE_OFFSET, 10L);
+    ObjectNode body = leaderDescribe(key.topic(), key.partition(), brokerId, 3, 10L);
     if (p.mirrorState != null && !withoutRegistration.contains(brokerId)) {
       ObjectNode m = body.putObject(Fields.Describe.MIRROR);
       m.put(Fields.Mirror.MIRROR_NAME, p.mirrorName);
@@ -202,6 +194,24 @@ final class TestingBrokerControl implements BrokerControl {
   }
 
   /**
+   * A leader's describe of {@code topic}-{@code partition} on {@code brokerId} in {@code epoch},
+   * its log ending at {@code end}, everything committed and stable; no mirror or stop fields yet.
+   */
+  private static ObjectNode leaderDescribe(
+      String topic, int partition, int brokerId, int epoch, long end) {
+    ObjectNode body = MAPPER.createObjectNode();
+    body.put(Fields.TOPIC, topic);
+    body.put(Fields.PARTITION, partition);
+    body.put(Fields.Describe.ROLE, "LEADER");
+    body.put(Fields.Describe.LEADER_ID, brokerId);
+    body.put(Fields.Describe.LEADER_EPOCH, epoch);
+    body.put(Fields.Describe.LOG_END_OFFSET, end);
+    body.put(Fields.Describe.HIGH_WATERMARK, end);
+    body.put(Fields.Describe.LAST_STABLE_OFFSET, end);
+    return body;
+  }
+
+  /**
    * Broker {@code brokerId} of the failback's source cluster describes {@code topic}-{@code
    * partition} as a finished failover: STOPPED behind its barrier, mirrored from {@code
    * mirroredFrom} through {@code lastMirroredOffset} (exclusive) in source epoch {@code
@@ -215,15 +225,7 @@ final class TestingBrokerControl implements BrokerControl {
       long lastMirroredOffset,
       int sourceEpoch,
       String sourceTopicId) {
-    ObjectNode body = MAPPER.createObjectNode();
-    body.put(Fields.TOPIC, topic);
-    body.put(Fields.PARTITION, partition);
-    body.put(Fields.Describe.ROLE, "LEADER");
-    body.put(Fields.Describe.LEADER_ID, brokerId);
-    body.put(Fields.Describe.LEADER_EPOCH, 5);
-    body.put(Fields.Describe.LOG_END_OFFSET, lastMirroredOffset + 1);
-    body.put(Fields.Describe.HIGH_WATERMARK, lastMirroredOffset + 1);
-    body.put(Fields.Describe.LAST_STABLE_OFFSET, lastMirroredOffset + 1);
+    ObjectNode body = leaderDescribe(topic, partition, brokerId, 5, lastMirroredOffset + 1);
     ObjectNode m = body.putObject(Fields.Describe.MIRROR);
     m.put(Fields.Mirror.MIRROR_NAME, "failed-over");
     m.put(Fields.Mirror.STATE, "STOPPED");
