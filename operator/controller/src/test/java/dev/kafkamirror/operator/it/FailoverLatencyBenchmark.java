@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * ./mvnw -B verify -pl operator/controller -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
  *   -Dit.test=FailoverLatencyBenchmark -Dfailsafe.failIfNoSpecifiedTests=false \
  *   -Dcmo.bench.sizes=100,1000 -Dcmo.bench.runs=5 [-Dcmo.bench.modes=quiescent,open]
- *   [-Dcmo.bench.settle=replicated|idle|mirroring] [-Dcmo.bench.brokerHeap=2g]
+ *   [-Dcmo.bench.settle=replicated|idle|quiet|mirroring] [-Dcmo.bench.quietCpu=0.25]
+ *   [-Dcmo.bench.brokerHeap=2g]
  *   [-Dcmo.bench.destinationBrokerProperties=num.replica.fetchers=4,...]
  *   [-Dcmo.bench.profileDir=/tmp/stop-jfr [-Dcmo.bench.jfrSettings=/tmp/low-thresholds.jfc]]
  * </pre>
@@ -60,9 +61,14 @@ import org.junit.jupiter.api.Test;
  * (registry files), as an established mirror would, although the operator's last start rounds and
  * their status write may still be running then; {@code idle} waits after that until the resource
  * has not been written for 5 s (the operator waits for its resync, as it does for an established
- * mirror between two resyncs); {@code mirroring} patches as soon as the status shows every
- * partition MIRRORING at lag 0, while the destination may still be creating follower replicas and
- * the operator still starting them (a stop right after a start).
+ * mirror between two resyncs); {@code quiet} waits after {@code idle} until the machine's CPU
+ * (every core, from {@code /proc/stat}) was busy at most {@code cmo.bench.quietCpu} (a fraction,
+ * default 0.25) over a whole {@value #QUIET_WINDOW_SECONDS} s window, within {@value
+ * #QUIET_BOUND_SECONDS} s: the brokers have finished the work the run's set-up left them (topic
+ * creation and the previous run's deletion), as on an established mirror; a run whose machine did
+ * not get quiet in time is patched anyway and marked so in the table; {@code mirroring} patches as
+ * soon as the status shows every partition MIRRORING at lag 0, while the destination may still be
+ * creating follower replicas and the operator still starting them (a stop right after a start).
  *
  * <p>Modes: {@code quiescent} (one committed record per partition, nothing to truncate) and {@code
  * open} (then one transactional record per partition in a transaction left open until the stop is
@@ -84,12 +90,20 @@ class FailoverLatencyBenchmark {
     }
     int runs = Integer.getInteger("cmo.bench.runs", 3);
     String settle = System.getProperty("cmo.bench.settle", "replicated");
-    if (!settle.equals("replicated") && !settle.equals("mirroring") && !settle.equals("idle")) {
+    if (!List.of("replicated", "mirroring", "idle", "quiet").contains(settle)) {
       throw new IllegalArgumentException(
-          "cmo.bench.settle: unknown value " + settle + "; use replicated, idle or mirroring");
+          "cmo.bench.settle: unknown value "
+              + settle
+              + "; use replicated, idle, quiet or mirroring");
     }
     boolean replicatedFirst = !settle.equals("mirroring");
-    boolean idleFirst = settle.equals("idle");
+    boolean quietFirst = settle.equals("quiet");
+    boolean idleFirst = settle.equals("idle") || quietFirst;
+    double quietCpu = Double.parseDouble(System.getProperty("cmo.bench.quietCpu", "0.25"));
+    if (!(quietCpu > 0 && quietCpu <= 1)) {
+      throw new IllegalArgumentException(
+          "cmo.bench.quietCpu: " + quietCpu + " is not a fraction of the CPU in (0, 1]");
+    }
     List<String> modes = new ArrayList<>();
     for (String m : System.getProperty("cmo.bench.modes", "quiescent").split(",")) {
       String mode = m.trim();
@@ -100,11 +114,18 @@ class FailoverLatencyBenchmark {
       modes.add(mode);
     }
     StringBuilder table = new StringBuilder();
-    table.append("settle: ").append(settle).append("\n\n");
+    table.append("settle: ").append(settle);
+    if (quietFirst) {
+      table.append(" (CPU busy at most ").append(quietCpu).append(" over ");
+      table.append(QUIET_WINDOW_SECONDS).append(" s)");
+    }
+    table.append("\n\n");
     table.append(
         "| partitions | mode | runs | median ms | min ms | max ms | all runs ms | load average"
-            + " (1 min) at each run |\n");
-    table.append("|---:|---|---:|---:|---:|---:|---|---|\n");
+            + " (1 min) at each run | CPU busy in the "
+            + QUIET_WINDOW_SECONDS
+            + " s before each patch |\n");
+    table.append("|---:|---|---:|---:|---:|---:|---|---|---|\n");
     try (OperatorTestEnvironment env = OperatorTestEnvironment.start()) {
       KubernetesClient client = env.client();
       KafkaCluster source =
@@ -129,6 +150,7 @@ class FailoverLatencyBenchmark {
           boolean open = mode.equals("open");
           List<Long> millis = new ArrayList<>();
           List<String> loads = new ArrayList<>();
+          List<String> cpus = new ArrayList<>();
           for (int run = 0; run < runs; run++) {
             String topic = "bench-" + size + "-" + mode + "-" + run;
             createInSteps(source, topic, size);
@@ -170,6 +192,12 @@ class FailoverLatencyBenchmark {
               openTransaction = openTransactionInEveryPartition(source, topic, size);
               awaitMirroredAtLagZero(client, topic, size);
             }
+            String cpu = "-";
+            if (quietFirst) {
+              // Last before the patch: after the open transaction too, whose mirroring is work.
+              cpu = awaitQuietCpu(topic, quietCpu);
+            }
+            cpus.add(cpu);
             String load = loadAverage();
             loads.add(load);
             // the prefix docs/bench-scripts/failover-phases.py reads
@@ -180,6 +208,8 @@ class FailoverLatencyBenchmark {
                     + Instant.now()
                     + " (load average "
                     + load
+                    + ", CPU busy "
+                    + cpu
                     + ")");
             StopProfile profile = StopProfile.start(destination, size + "-" + mode + "-" + run);
             long start = System.nanoTime();
@@ -253,6 +283,8 @@ class FailoverLatencyBenchmark {
               .append(millis)
               .append(" | ")
               .append(loads)
+              .append(" | ")
+              .append(cpus)
               .append(" |\n");
         }
       }
@@ -590,6 +622,82 @@ class FailoverLatencyBenchmark {
    */
   private static Duration setupBound(int size) {
     return Duration.ofMinutes(10L * Math.max(1, (size + 2_999) / 3_000));
+  }
+
+  /** The window over which {@code cmo.bench.settle=quiet} measures the machine's CPU. */
+  private static final int QUIET_WINDOW_SECONDS = 5;
+
+  /** How long {@code cmo.bench.settle=quiet} waits for a quiet window before it patches anyway. */
+  private static final int QUIET_BOUND_SECONDS = 180;
+
+  /**
+   * Waits until the machine's CPU was busy at most {@code threshold} over the last {@value
+   * #QUIET_WINDOW_SECONDS} s (sampled every second), or {@value #QUIET_BOUND_SECONDS} s have
+   * passed.
+   *
+   * @return the busy fraction of the last window, as a percentage, followed by " (not quiet)" when
+   *     the bound ran out first
+   */
+  private static String awaitQuietCpu(String topic, double threshold) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(QUIET_BOUND_SECONDS);
+    java.util.ArrayDeque<long[]> samples = new java.util.ArrayDeque<>();
+    while (true) {
+      samples.addLast(cpuTimes());
+      if (samples.size() > QUIET_WINDOW_SECONDS + 1) {
+        samples.removeFirst();
+      }
+      if (samples.size() == QUIET_WINDOW_SECONDS + 1) {
+        double busy = busyFraction(samples.getFirst(), samples.getLast());
+        String shown = String.format(java.util.Locale.ROOT, "%.0f %%", busy * 100);
+        if (busy <= threshold) {
+          return shown;
+        }
+        if (System.nanoTime() - deadline > 0) {
+          System.out.println(
+              topic
+                  + ": the machine's CPU was still "
+                  + shown
+                  + " busy after "
+                  + QUIET_BOUND_SECONDS
+                  + " s; patching anyway");
+          return shown + " (not quiet)";
+        }
+      }
+      try {
+        Thread.sleep(1_000L);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(
+            "interrupted while waiting for a quiet CPU before " + topic);
+      }
+    }
+  }
+
+  /**
+   * The first line of {@code /proc/stat}: {busy, total} in clock ticks over every core, where busy
+   * is everything but idle and iowait.
+   */
+  private static long[] cpuTimes() {
+    try {
+      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      if (!f[0].equals("cpu") || f.length < 6) {
+        throw new IllegalStateException("/proc/stat does not start with a cpu line: " + f[0]);
+      }
+      long total = 0;
+      // user nice system idle iowait irq softirq steal; guest time is inside user already
+      for (int i = 1; i < Math.min(f.length, 9); i++) {
+        total += Long.parseLong(f[i]);
+      }
+      long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]);
+      return new long[] {total - idle, total};
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("cannot read /proc/stat for cmo.bench.settle=quiet", e);
+    }
+  }
+
+  private static double busyFraction(long[] from, long[] to) {
+    long total = to[1] - from[1];
+    return total <= 0 ? 0 : (double) (to[0] - from[0]) / total;
   }
 
   /** The 1-minute load average ({@code /proc/loadavg}), or "unknown". */
