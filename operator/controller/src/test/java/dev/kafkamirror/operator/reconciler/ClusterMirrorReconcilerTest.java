@@ -1281,6 +1281,47 @@ class ClusterMirrorReconcilerTest {
         .anyMatch(e -> e.startsWith("Warning " + FailbackReports.EVENT_REASON + ": "));
   }
 
+  @Test
+  void aKeepDiscardedCopyThatAStopSupersedesIsStillWrittenWithItsProgress() {
+    // Given a failback of two partitions that keeps what its alignment discards, whose first
+    // reconcile reported (its dry run) that offsets 5 to 10 of each would be discarded
+    ClusterMirror cr = failbackOfTwoPartitions();
+    dev.kafkamirror.operator.api.v1alpha1.FailbackPolicy policy =
+        new dev.kafkamirror.operator.api.v1alpha1.FailbackPolicy();
+    policy.setKeepDiscarded(new dev.kafkamirror.operator.api.v1alpha1.KeepDiscarded());
+    cr.getSpec().setFailback(policy);
+    rig.reconcile(cr);
+    assertThat(rig.statusWriter.last().getFailback()).as(rig.journal.toString()).hasSize(2);
+    assertThat(rig.keptCopies).as("a dry run copies nothing").isEmpty();
+    cr.setStatus(rig.statusWriter.last());
+    cr.getMetadata().setResourceVersion("2");
+    // And a stop applied while the next reconcile of the same generation runs
+    ClusterMirror stop = newerSpec(cr, MirrorState.Stopped);
+    stop.getMetadata().setResourceVersion("3");
+
+    // When that reconcile runs while the informer already holds the stop
+    rig.reconcile(cr, () -> java.util.Optional.of(stop));
+
+    // Then it copied what the alignment discards into the side topic, and truncated nothing
+    assertThat(rig.keptCopies)
+        .as(rig.journal.toString())
+        .containsExactly(
+            "orders-0 [5, 10) into orders.cmo-discarded",
+            "orders-1 [5, 10) into orders.cmo-discarded");
+    // And the copy's progress is written, though a stop waits: the stop's status starts from the
+    // last one written and would never hold it
+    assertThat(rig.statusWriter.last().getFailback())
+        .as(rig.journal.toString())
+        .extracting(
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getPartition,
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getKeptIn,
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getCopiedThrough,
+            dev.kafkamirror.operator.api.v1alpha1.FailbackDiscard::getCopiedRecords)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(0, "orders.cmo-discarded", 10L, 5L),
+            org.assertj.core.groups.Tuple.tuple(1, "orders.cmo-discarded", 10L, 5L));
+  }
+
   /**
    * A Mirroring ClusterMirror of two partitions with initialSync TruncateAndRestore: the
    * destination's partitions are not mirrored, the source's leader (broker 7) describes each as

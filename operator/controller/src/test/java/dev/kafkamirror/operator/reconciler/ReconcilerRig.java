@@ -10,7 +10,9 @@ import dev.kafkamirror.operator.api.v1alpha1.SecretKeyRef;
 import dev.kafkamirror.operator.api.v1alpha1.SourceCluster;
 import dev.kafkamirror.operator.api.v1alpha1.TopicSelection;
 import dev.kafkamirror.operator.app.ClusterMirrorMetrics;
-import dev.kafkamirror.operator.kafka.KafkaDiscardKeeper;
+import dev.kafkamirror.operator.core.DiscardKeeping;
+import dev.kafkamirror.operator.core.PartitionKey;
+import dev.kafkamirror.operator.kafka.DiscardKeeper;
 import dev.kafkamirror.testing.time.SettableClock;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -53,6 +55,13 @@ final class ReconcilerRig implements AutoCloseable {
   final TestingGroupOffsets destinationGroups =
       new TestingGroupOffsets("destination", "DSTDSTDSTDSTDSTDSTDST1", journal);
   final AtomicLong nanoTime = new AtomicLong(1_000_000_000L);
+
+  /**
+   * What the failbacks' keepDiscarded copies were asked, in order, as "topic-partition [from, to)
+   * into side".
+   */
+  final List<String> keptCopies = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   final ReconcilerSettings settings = new ReconcilerSettings(12, 1_000L, 30_000L, 1_000L, 1_000);
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
@@ -116,7 +125,34 @@ final class ReconcilerRig implements AutoCloseable {
                     Clock.fixed(NOW, ZoneOffset.UTC),
                     nanoTime::get,
                     settings.adminTimeoutMs()),
-                KafkaDiscardKeeper::new));
+                (label, properties, timeoutMs) -> new CopyingKeeper()));
+  }
+
+  /**
+   * A keepDiscarded copy that copies every record of the range at once (one per offset), and
+   * journals it.
+   */
+  private final class CopyingKeeper implements DiscardKeeper {
+    @Override
+    public DiscardKeeping.Outcome keep(
+        String failbackId, PartitionKey key, DiscardKeeping.Range range, String sideTopic) {
+      String copy =
+          key.topic()
+              + "-"
+              + key.partition()
+              + " ["
+              + range.from()
+              + ", "
+              + range.to()
+              + ") into "
+              + sideTopic;
+      keptCopies.add(copy);
+      journal.add("kept " + copy);
+      return new DiscardKeeping.Outcome(range.to(), range.to() - range.from(), null);
+    }
+
+    @Override
+    public void close() {}
   }
 
   /** {@code partitions} partitions of {@link #TOPIC} on the destination, each mirroring. */
