@@ -58,4 +58,24 @@ final class NominalStops {
           "operator's make-writable call on broker 1 goes on",
           "broker 0 reads the state topic",
           "broker 2 reads the state topic");
+
+  /**
+   * From {@link PartitionModel.Start#QUIESCENT}: the leader has nothing to truncate, so its
+   * remove-fetchers call, once FETCHERS_REMOVED is durable, goes on to record the truncation and
+   * the offsets (OFFSETS_PERSISTED) and no truncate call is made.
+   */
+  static final List<String> QUIESCENT =
+      List.of(
+          "operator calls remove-fetchers on broker 0",
+          "operator calls remove-fetchers on broker 1",
+          "operator calls remove-fetchers on broker 2",
+          "operator's remove-fetchers call on broker 0 goes on: records OFFSETS_PERSISTED",
+          "operator calls barrier on broker 0",
+          "broker 1 fetches",
+          "broker 2 fetches",
+          "operator's barrier call on broker 0 goes on",
+          "operator calls make-writable on broker 0",
+          "operator's make-writable call on broker 0 goes on",
+          "broker 1 reads the state topic",
+          "broker 2 reads the state topic");
 }

@@ -148,23 +148,56 @@ final class PartitionModel {
     static final Options FIXED = new Options(true, true);
   }
 
+  /** Where the partition stands when the explored runs begin. */
+  enum Start {
+    /**
+     * A record, then the first batch of a transaction on brokers 0 and 1, only the record on broker
+     * 2: the stop has something above the last stable offset to truncate (see {@link #initial()}).
+     */
+    OPEN_TRANSACTION,
+    /**
+     * A record, a transaction and its COMMIT on every replica, the high watermark at the log end: a
+     * quiescent mirror, whose leader has nothing to truncate, so that its remove-fetchers call also
+     * records the truncation. The fetcher can still append the source's next batch (a new
+     * transaction, in the current epoch) until its fetcher is removed.
+     */
+    QUIESCENT
+  }
+
   private final RuleSet rules;
   private final Budget budget;
   private final Options options;
+  private final Start start;
 
   PartitionModel(RuleSet rules, Budget budget, Options options) {
+    this(rules, budget, options, Start.OPEN_TRANSACTION);
+  }
+
+  PartitionModel(RuleSet rules, Budget budget, Options options, Start start) {
     this.rules = rules;
     this.budget = budget;
     this.options = options;
+    this.start = start;
   }
 
   /**
    * Mirroring under leader 0 in leader epoch 1: the source's first two batches (a record, then the
    * first batch of a transaction), appended in epoch 0, on brokers 0 and 1, only the first on
    * broker 2 (in sync, one fetch behind), so the high watermark and the last stable offset are 1.
-   * The fetcher's next append (the COMMIT) is of the current epoch, which the stop must fence.
+   * The fetcher's next append (the COMMIT) is of the current epoch, which the stop must fence. With
+   * {@link Start#QUIESCENT}, the state that {@link Start} describes instead.
    */
   World initial() {
+    if (start == Start.QUIESCENT) {
+      List<Batch> three =
+          List.of(new Batch(Kind.DATA, 0), new Batch(Kind.TXN, 0), new Batch(Kind.COMMIT, 0));
+      List<Replica> rs = new ArrayList<>();
+      rs.add(new Replica(three, 3, true, LocalState.MIRRORING, null, 0, -1, -1, true, 1));
+      rs.add(new Replica(three, 3, true, LocalState.MIRRORING, null, 0, -1, 3, true, -1));
+      rs.add(new Replica(three, 3, true, LocalState.MIRRORING, null, 0, -1, 3, true, -1));
+      return new World(
+          List.copyOf(rs), 0, 1, 0b111, List.of(), List.of(), List.of(), three, budget);
+    }
     List<Batch> two = List.of(new Batch(Kind.DATA, 0), new Batch(Kind.TXN, 0));
     List<Batch> one = List.of(new Batch(Kind.DATA, 0));
     List<Replica> rs = new ArrayList<>();
