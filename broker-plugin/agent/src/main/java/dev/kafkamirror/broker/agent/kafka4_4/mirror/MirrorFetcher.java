@@ -72,7 +72,17 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
   private static final Logger LOG =
       LoggerFactory.getLogger("dev.kafkamirror.broker.agent.MirrorFetcher");
   private static final long METADATA_MAX_AGE_MS = 30_000L;
-  private static final int FETCH_MAX_WAIT_MS = 100;
+
+  /**
+   * How long the source may hold a fetch that finds nothing new. It answers as soon as any
+   * partition of the fetch has a record, so this bounds only the idle rounds, and each round costs
+   * work in proportion to the partitions led here (the fetch lists them all, the source reads each,
+   * this thread checks each): at 10,000 idle partitions on 3 brokers, 100 ms kept the source at
+   * half a core and each fetcher thread at a tenth (docs/benchmarks.md). 500 ms is also what
+   * Kafka's consumers and replica fetchers wait.
+   */
+  private static final int FETCH_MAX_WAIT_MS = 500;
+
   private static final int PARTITION_MAX_BYTES = 1024 * 1024;
   private static final long IDLE_SLEEP_MS = 50L;
   private static final long ERROR_BACKOFF_MS = 500L;
