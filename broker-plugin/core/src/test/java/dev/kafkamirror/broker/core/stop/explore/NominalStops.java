@@ -11,16 +11,12 @@ final class NominalStops {
 
   private NominalStops() {}
 
-  /** The open transaction is of an older epoch: the leader truncates in place. */
-  static final List<String> IN_PLACE =
+  /**
+   * The barrier and make-writable on broker 0, leader in epoch 1 throughout, once its truncation is
+   * recorded: the followers fetch the barrier, then read STOPPED.
+   */
+  private static final List<String> BARRIER_AND_WRITABLE_ON_BROKER_0 =
       List.of(
-          "broker 2 fetches",
-          "operator calls remove-fetchers on broker 0",
-          "operator calls remove-fetchers on broker 1",
-          "operator calls remove-fetchers on broker 2",
-          "operator calls truncate on broker 0",
-          "operator's truncate call on broker 0 goes on",
-          "operator's truncate call on broker 0 goes on",
           "operator calls barrier on broker 0",
           "broker 1 fetches",
           "broker 2 fetches",
@@ -29,6 +25,25 @@ final class NominalStops {
           "operator's make-writable call on broker 0 goes on",
           "broker 1 reads the state topic",
           "broker 2 reads the state topic");
+
+  private static List<String> then(List<String> first, List<String> rest) {
+    List<String> all = new java.util.ArrayList<>(first);
+    all.addAll(rest);
+    return List.copyOf(all);
+  }
+
+  /** The open transaction is of an older epoch: the leader truncates in place. */
+  static final List<String> IN_PLACE =
+      then(
+          List.of(
+              "broker 2 fetches",
+              "operator calls remove-fetchers on broker 0",
+              "operator calls remove-fetchers on broker 1",
+              "operator calls remove-fetchers on broker 2",
+              "operator calls truncate on broker 0",
+              "operator's truncate call on broker 0 goes on",
+              "operator's truncate call on broker 0 goes on"),
+          BARRIER_AND_WRITABLE_ON_BROKER_0);
 
   /**
    * The fetcher mirrored a COMMIT and a new transaction in the current epoch: the truncation needs
@@ -65,17 +80,11 @@ final class NominalStops {
    * the offsets (OFFSETS_PERSISTED) and no truncate call is made.
    */
   static final List<String> QUIESCENT =
-      List.of(
-          "operator calls remove-fetchers on broker 0",
-          "operator calls remove-fetchers on broker 1",
-          "operator calls remove-fetchers on broker 2",
-          "operator's remove-fetchers call on broker 0 goes on: records OFFSETS_PERSISTED",
-          "operator calls barrier on broker 0",
-          "broker 1 fetches",
-          "broker 2 fetches",
-          "operator's barrier call on broker 0 goes on",
-          "operator calls make-writable on broker 0",
-          "operator's make-writable call on broker 0 goes on",
-          "broker 1 reads the state topic",
-          "broker 2 reads the state topic");
+      then(
+          List.of(
+              "operator calls remove-fetchers on broker 0",
+              "operator calls remove-fetchers on broker 1",
+              "operator calls remove-fetchers on broker 2",
+              "operator's remove-fetchers call on broker 0 goes on: records OFFSETS_PERSISTED"),
+          BARRIER_AND_WRITABLE_ON_BROKER_0);
 }
