@@ -87,7 +87,7 @@ class SourceLinkFaultsIT {
             () ->
                 describe(topic).get("logEndOffset").asLong() > 0
                     || "SOURCE_MISMATCH".equals(mirror(topic).path("state").asText()));
-    // a few fetch rounds (50 ms idle, 500 ms error back-off) to show the refusal is not one round
+    // a few fetch rounds (500 ms error back-off) to show the refusal is not one round
     Thread.sleep(3_000);
 
     // Then not one batch from A was appended, and the partition is never reported MIRRORING

@@ -8,7 +8,7 @@ class IdlePacingTest {
 
   @Test
   void aRoundThatHeldTheWholeLongPollIsFollowedByNoWait() {
-    // Given a round that appended nothing after the source held the fetch for its 100 ms long poll
+    // Given a round that appended nothing after the source held the fetch for its whole long poll
     long roundMs = 100L;
 
     // When the fetcher asks how long to wait before the next round

@@ -532,9 +532,16 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     // One poll returns as soon as any bytes moved, usually a part of a large answer: while fetches
     // are in flight, poll on until one is complete (or POLL_MS passed), as a blocking receive did.
     // Returning after a partial read made the fetcher sleep between the chunks of every answer.
+    // It also ends when a new connection's cluster id check is settled (the next round can fetch
+    // over it instead of waiting for another broker's held fetch) and at shutdown (a poll of an
+    // interrupted thread returns at once, so waiting on would spin until the deadline).
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(POLL_MS);
+    long checksSettled = source.checksSettled();
     List<ClientResponse> answers = source.poll(inFlight.isEmpty() ? IDLE_SLEEP_MS : POLL_MS, check);
-    while (answers.isEmpty() && !inFlight.isEmpty()) {
+    while (answers.isEmpty()
+        && !inFlight.isEmpty()
+        && running
+        && source.checksSettled() == checksSettled) {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
       if (leftMs <= 0) {
         break;

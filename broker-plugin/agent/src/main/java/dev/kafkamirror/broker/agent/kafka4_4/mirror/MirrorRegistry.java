@@ -255,9 +255,9 @@ public final class MirrorRegistry {
 
   /**
    * Topic, then partition number: a stable order that builds no string per comparison. The fetcher
-   * lists its mirror's entries every round (every 50 ms when idle) and the stop-state reader all
-   * entries after every read round; ordered by {@code TopicPartition.toString} that was the largest
-   * CPU cost of a broker holding 10,000 mirror partitions (JFR, 2026-12-04).
+   * lists its mirror's entries every round (every 50 to 500 ms when idle) and the stop-state reader
+   * all entries after every read round; ordered by {@code TopicPartition.toString} that was the
+   * largest CPU cost of a broker holding 10,000 mirror partitions (JFR, 2026-12-04).
    */
   static final java.util.Comparator<TopicPartition> ORDER =
       java.util.Comparator.comparing(TopicPartition::topic)

@@ -77,6 +77,12 @@ final class SourceCluster implements AutoCloseable {
 
   private record IdentityCheckInFlight(Node node, int correlationId) {}
 
+  /**
+   * How many cluster id checks {@link #poll} has settled (verified, refused, or lost with their
+   * connection): a change tells the fetcher that a connection may be ready for a fetch.
+   */
+  private long checksSettled;
+
   /** Source broker ids whose connection readyForFetch asked to open and that is not ready yet. */
   private final java.util.Set<String> connecting = new java.util.HashSet<>();
 
@@ -278,6 +284,7 @@ final class SourceCluster implements AutoCloseable {
         continue;
       }
       checking.remove(id);
+      checksSettled++;
       if (response.wasDisconnected()) {
         // The connection is gone: readyForFetch opens another, which is checked anew.
         continue;
@@ -312,6 +319,11 @@ final class SourceCluster implements AutoCloseable {
       }
     }
     return answers;
+  }
+
+  /** How many cluster id checks {@link #poll} has settled so far. */
+  long checksSettled() {
+    return checksSettled;
   }
 
   /** How many metadata reads have been started so far. */
