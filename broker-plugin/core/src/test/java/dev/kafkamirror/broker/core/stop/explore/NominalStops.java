@@ -87,4 +87,32 @@ final class NominalStops {
               "operator calls remove-fetchers on broker 2",
               "operator's remove-fetchers call on broker 0 goes on: records OFFSETS_PERSISTED"),
           BARRIER_AND_WRITABLE_ON_BROKER_0);
+
+  /**
+   * From {@link PartitionModel.Start#QUIESCENT}, the fetcher first mirrors a new transaction in the
+   * current epoch: remove-fetchers finds something to truncate and leaves it to the truncate call,
+   * which fences; leadership moves to broker 1, which truncates and writes the barrier.
+   */
+  static final List<String> QUIESCENT_FENCED =
+      List.of(
+          "the mirror fetcher appends the source's offset 3",
+          "broker 1 fetches",
+          "broker 2 fetches",
+          "operator calls remove-fetchers on broker 0",
+          "operator calls remove-fetchers on broker 1",
+          "operator calls remove-fetchers on broker 2",
+          "operator calls truncate on broker 0",
+          "operator's truncate call on broker 0 goes on: broker 1 leads in epoch 2",
+          "broker 0 fetches",
+          "broker 2 fetches",
+          "operator calls truncate on broker 1",
+          "operator's truncate call on broker 1 goes on",
+          "operator calls barrier on broker 1",
+          "broker 0 fetches",
+          "broker 2 fetches",
+          "operator's barrier call on broker 1 goes on",
+          "operator calls make-writable on broker 1",
+          "operator's make-writable call on broker 1 goes on",
+          "broker 0 reads the state topic",
+          "broker 2 reads the state topic");
 }

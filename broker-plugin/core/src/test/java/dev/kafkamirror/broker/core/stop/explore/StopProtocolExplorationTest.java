@@ -107,12 +107,17 @@ class StopProtocolExplorationTest {
         new PartitionModel(
             RuleSet.REAL, FAULTS, PartitionModel.Options.FIXED, PartitionModel.Start.QUIESCENT);
     List<StateExplorer.Step> nominal = StateExplorer.run(model, NominalStops.QUIESCENT);
+    List<StateExplorer.Step> fenced = StateExplorer.run(model, NominalStops.QUIESCENT_FENCED);
+    for (List<StateExplorer.Step> run : List.of(nominal, fenced)) {
+      assertThat(run.get(run.size() - 1).state().replicas())
+          .allSatisfy(r -> assertThat(r.local()).isEqualTo(LocalState.STOPPED));
+    }
     assertThat(nominal).hasSize(NominalStops.QUIESCENT.size() + 1);
-    assertThat(nominal.get(nominal.size() - 1).state().replicas())
-        .allSatisfy(r -> assertThat(r.local()).isEqualTo(LocalState.STOPPED));
-    // When every interleaving up to the depth is explored from every state of its fault-free stop
-    // (no truncate call: remove-fetchers records the truncation)
-    StateExplorer.Result result = explore(model, List.of(nominal), DEPTH);
+    assertThat(fenced).hasSize(NominalStops.QUIESCENT_FENCED.size() + 1);
+    // When every interleaving up to the depth is explored from every state of its two fault-free
+    // stops (the first without a truncate call: remove-fetchers records the truncation; the second
+    // after the fetcher mirrored a new transaction, with the fence)
+    StateExplorer.Result result = explore(model, List.of(nominal, fenced), DEPTH);
     // Then no invariant breaks, and the exploration did reach writable partitions
     assertThat(result.violation()).isNull();
     assertThat(result.depth()).isEqualTo(DEPTH);
