@@ -26,6 +26,28 @@ final class NominalStops {
           "broker 1 reads the state topic",
           "broker 2 reads the state topic");
 
+  /**
+   * The truncate call on broker 0 fences (leadership moves to broker 1 in epoch 2), broker 1
+   * truncates, writes the barrier and makes the partition writable; the followers fetch from it,
+   * then read STOPPED.
+   */
+  private static final List<String> FENCE_TO_BROKER_1_THEN_WRITABLE =
+      List.of(
+          "operator calls truncate on broker 0",
+          "operator's truncate call on broker 0 goes on",
+          "broker 0 fetches",
+          "broker 2 fetches",
+          "operator calls truncate on broker 1",
+          "operator's truncate call on broker 1 goes on",
+          "operator calls barrier on broker 1",
+          "broker 0 fetches",
+          "broker 2 fetches",
+          "operator's barrier call on broker 1 goes on",
+          "operator calls make-writable on broker 1",
+          "operator's make-writable call on broker 1 goes on",
+          "broker 0 reads the state topic",
+          "broker 2 reads the state topic");
+
   private static List<String> then(List<String> first, List<String> rest) {
     List<String> all = new java.util.ArrayList<>(first);
     all.addAll(rest);
@@ -50,29 +72,17 @@ final class NominalStops {
    * the fence; leadership moves to broker 1, which truncates and writes the barrier.
    */
   static final List<String> FENCED =
-      List.of(
-          "broker 2 fetches",
-          "the mirror fetcher appends the source's offset 2",
-          "the mirror fetcher appends the source's offset 3",
-          "broker 1 fetches",
-          "broker 2 fetches",
-          "operator calls remove-fetchers on broker 0",
-          "operator calls remove-fetchers on broker 1",
-          "operator calls remove-fetchers on broker 2",
-          "operator calls truncate on broker 0",
-          "operator's truncate call on broker 0 goes on",
-          "broker 0 fetches",
-          "broker 2 fetches",
-          "operator calls truncate on broker 1",
-          "operator's truncate call on broker 1 goes on",
-          "operator calls barrier on broker 1",
-          "broker 0 fetches",
-          "broker 2 fetches",
-          "operator's barrier call on broker 1 goes on",
-          "operator calls make-writable on broker 1",
-          "operator's make-writable call on broker 1 goes on",
-          "broker 0 reads the state topic",
-          "broker 2 reads the state topic");
+      then(
+          List.of(
+              "broker 2 fetches",
+              "the mirror fetcher appends the source's offset 2",
+              "the mirror fetcher appends the source's offset 3",
+              "broker 1 fetches",
+              "broker 2 fetches",
+              "operator calls remove-fetchers on broker 0",
+              "operator calls remove-fetchers on broker 1",
+              "operator calls remove-fetchers on broker 2"),
+          FENCE_TO_BROKER_1_THEN_WRITABLE);
 
   /**
    * From {@link PartitionModel.Start#QUIESCENT}: the leader has nothing to truncate, so its
@@ -94,25 +104,13 @@ final class NominalStops {
    * which fences; leadership moves to broker 1, which truncates and writes the barrier.
    */
   static final List<String> QUIESCENT_FENCED =
-      List.of(
-          "the mirror fetcher appends the source's offset 3",
-          "broker 1 fetches",
-          "broker 2 fetches",
-          "operator calls remove-fetchers on broker 0",
-          "operator calls remove-fetchers on broker 1",
-          "operator calls remove-fetchers on broker 2",
-          "operator calls truncate on broker 0",
-          "operator's truncate call on broker 0 goes on: broker 1 leads in epoch 2",
-          "broker 0 fetches",
-          "broker 2 fetches",
-          "operator calls truncate on broker 1",
-          "operator's truncate call on broker 1 goes on",
-          "operator calls barrier on broker 1",
-          "broker 0 fetches",
-          "broker 2 fetches",
-          "operator's barrier call on broker 1 goes on",
-          "operator calls make-writable on broker 1",
-          "operator's make-writable call on broker 1 goes on",
-          "broker 0 reads the state topic",
-          "broker 2 reads the state topic");
+      then(
+          List.of(
+              "the mirror fetcher appends the source's offset 3",
+              "broker 1 fetches",
+              "broker 2 fetches",
+              "operator calls remove-fetchers on broker 0",
+              "operator calls remove-fetchers on broker 1",
+              "operator calls remove-fetchers on broker 2"),
+          FENCE_TO_BROKER_1_THEN_WRITABLE);
 }
