@@ -536,12 +536,12 @@ final class MirrorFetcher extends Thread implements MirrorRegistry.Fetcher {
     // over it instead of waiting for another broker's held fetch) and at shutdown (a poll of an
     // interrupted thread returns at once, so waiting on would spin until the deadline).
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(POLL_MS);
-    long checksSettled = source.checksSettled();
+    int checksInFlight = source.checksInFlight();
     List<ClientResponse> answers = source.poll(inFlight.isEmpty() ? IDLE_SLEEP_MS : POLL_MS, check);
     while (answers.isEmpty()
         && !inFlight.isEmpty()
         && running
-        && source.checksSettled() == checksSettled) {
+        && source.checksInFlight() == checksInFlight) {
       long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
       if (leftMs <= 0) {
         break;

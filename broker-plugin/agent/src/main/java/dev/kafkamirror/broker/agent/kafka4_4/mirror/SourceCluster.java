@@ -77,12 +77,6 @@ final class SourceCluster implements AutoCloseable {
 
   private record IdentityCheckInFlight(Node node, int correlationId) {}
 
-  /**
-   * How many cluster id checks {@link #poll} has settled (verified, refused, or lost with their
-   * connection): a change tells the fetcher that a connection may be ready for a fetch.
-   */
-  private long checksSettled;
-
   /** Source broker ids whose connection readyForFetch asked to open and that is not ready yet. */
   private final java.util.Set<String> connecting = new java.util.HashSet<>();
 
@@ -284,7 +278,6 @@ final class SourceCluster implements AutoCloseable {
         continue;
       }
       checking.remove(id);
-      checksSettled++;
       if (response.wasDisconnected()) {
         // The connection is gone: readyForFetch opens another, which is checked anew.
         continue;
@@ -321,9 +314,13 @@ final class SourceCluster implements AutoCloseable {
     return answers;
   }
 
-  /** How many cluster id checks {@link #poll} has settled so far. */
-  long checksSettled() {
-    return checksSettled;
+  /**
+   * How many cluster id checks are in flight. Only {@link #readyForFetch} starts one and only
+   * {@link #poll} settles one (verified, refused, or lost with its connection), so a count that
+   * fell during polls tells the fetcher that a connection may be ready for a fetch.
+   */
+  int checksInFlight() {
+    return checking.size();
   }
 
   /** How many metadata reads have been started so far. */
