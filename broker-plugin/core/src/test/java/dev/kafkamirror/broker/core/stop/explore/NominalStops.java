@@ -48,11 +48,27 @@ final class NominalStops {
           "broker 0 reads the state topic",
           "broker 2 reads the state topic");
 
-  private static List<String> then(List<String> first, List<String> rest) {
+  /** {@code first}, then {@code rest}. */
+  static List<String> then(List<String> first, List<String> rest) {
     List<String> all = new java.util.ArrayList<>(first);
     all.addAll(rest);
     return List.copyOf(all);
   }
+
+  /**
+   * The fetcher mirrors the source's offset 3 (a new transaction, in the current epoch) onto every
+   * replica, every broker removes its fetchers, and the truncation fences to broker 1.
+   */
+  private static final List<String> NEW_TRANSACTION_MIRRORED_THEN_FENCED =
+      then(
+          List.of(
+              "the mirror fetcher appends the source's offset 3",
+              "broker 1 fetches",
+              "broker 2 fetches",
+              "operator calls remove-fetchers on broker 0",
+              "operator calls remove-fetchers on broker 1",
+              "operator calls remove-fetchers on broker 2"),
+          FENCE_TO_BROKER_1_THEN_WRITABLE);
 
   /** The open transaction is of an older epoch: the leader truncates in place. */
   static final List<String> IN_PLACE =
@@ -68,21 +84,19 @@ final class NominalStops {
           BARRIER_AND_WRITABLE_ON_BROKER_0);
 
   /**
+   * {@link #IN_PLACE} up to the followers' fetches of the barrier: appended and on every replica,
+   * BARRIER_WRITTEN not recorded yet.
+   */
+  static final List<String> IN_PLACE_UNTIL_THE_BARRIER_IS_FETCHED = IN_PLACE.subList(0, 10);
+
+  /**
    * The fetcher mirrored a COMMIT and a new transaction in the current epoch: the truncation needs
    * the fence; leadership moves to broker 1, which truncates and writes the barrier.
    */
   static final List<String> FENCED =
       then(
-          List.of(
-              "broker 2 fetches",
-              "the mirror fetcher appends the source's offset 2",
-              "the mirror fetcher appends the source's offset 3",
-              "broker 1 fetches",
-              "broker 2 fetches",
-              "operator calls remove-fetchers on broker 0",
-              "operator calls remove-fetchers on broker 1",
-              "operator calls remove-fetchers on broker 2"),
-          FENCE_TO_BROKER_1_THEN_WRITABLE);
+          List.of("broker 2 fetches", "the mirror fetcher appends the source's offset 2"),
+          NEW_TRANSACTION_MIRRORED_THEN_FENCED);
 
   /**
    * From {@link PartitionModel.Start#QUIESCENT}: the leader has nothing to truncate, so its
@@ -103,14 +117,5 @@ final class NominalStops {
    * current epoch: remove-fetchers finds something to truncate and leaves it to the truncate call,
    * which fences; leadership moves to broker 1, which truncates and writes the barrier.
    */
-  static final List<String> QUIESCENT_FENCED =
-      then(
-          List.of(
-              "the mirror fetcher appends the source's offset 3",
-              "broker 1 fetches",
-              "broker 2 fetches",
-              "operator calls remove-fetchers on broker 0",
-              "operator calls remove-fetchers on broker 1",
-              "operator calls remove-fetchers on broker 2"),
-          FENCE_TO_BROKER_1_THEN_WRITABLE);
+  static final List<String> QUIESCENT_FENCED = NEW_TRANSACTION_MIRRORED_THEN_FENCED;
 }

@@ -65,8 +65,8 @@ class StopProtocolExplorationTest {
   void aTruncateRepeatedAfterTheBarrierAppendLeavesTheBarrierInPlace() {
     // Given a stop whose barrier is appended and on every replica, not yet recorded
     PartitionModel model = new PartitionModel(RuleSet.REAL, FAULTS, PartitionModel.Options.FIXED);
-    // (the in-place stop up to the followers' fetches of the barrier)
-    List<StateExplorer.Step> run = StateExplorer.run(model, NominalStops.IN_PLACE.subList(0, 10));
+    List<StateExplorer.Step> run =
+        StateExplorer.run(model, NominalStops.IN_PLACE_UNTIL_THE_BARRIER_IS_FETCHED);
     assertThat(run).hasSize(11);
     World appended = run.get(10).state();
     assertThat(appended.replicas())
