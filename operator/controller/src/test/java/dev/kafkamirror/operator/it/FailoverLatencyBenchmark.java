@@ -328,12 +328,17 @@ class FailoverLatencyBenchmark {
         version = now;
         sameSince = System.nanoTime();
       }
-      try {
-        Thread.sleep(1_000L);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for " + topic + " to settle");
-      }
+      pauseOneSecond(topic + " to settle");
+    }
+  }
+
+  /** Sleeps a second; interrupted, it says what it was waiting for. */
+  private static void pauseOneSecond(String waitingFor) {
+    try {
+      Thread.sleep(1_000L);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for " + waitingFor);
     }
   }
 
@@ -663,13 +668,7 @@ class FailoverLatencyBenchmark {
           return shown + " (not quiet)";
         }
       }
-      try {
-        Thread.sleep(1_000L);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(
-            "interrupted while waiting for a quiet CPU before " + topic);
-      }
+      pauseOneSecond("a quiet CPU before " + topic);
     }
   }
 
